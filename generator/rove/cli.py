@@ -1,0 +1,203 @@
+"""The `rove` command line (CONTRACT section 4): a thin layer over library functions.
+
+Heavy libraries (OR-Tools, ReportLab) are imported inside the commands that use
+them, so ``rove --help`` and ``rove validate`` start fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from .errors import InputError
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+
+app = typer.Typer(
+    name="rove",
+    help="Rules engine, solvers, puzzle books and print-and-play cards for the solo card game ROVE.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+generate_app = typer.Typer(help="Generate new content from a spec.", no_args_is_help=True)
+app.add_typer(generate_app, name="generate")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail_input(message: str) -> typer.Exit:
+    """Print a bad-input message on stderr; the caller raises the returned Exit(2)."""
+    typer.echo(message, err=True)
+    return typer.Exit(EXIT_INPUT)
+
+
+def handles_input_errors(fn: F) -> F:
+    """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            for p in exc.problems:
+                typer.echo(str(p), err=True)
+            raise typer.Exit(EXIT_INPUT) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def write_output(path: Path, data: bytes | str) -> None:
+    """Write a whole file at once (via a temporary file) so nothing half-written is left."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
+    """How a written position names its spec: bundled names stay names, paths are made
+    relative to the folder of the file being written (CONTRACT: paths inside files)."""
+    from .spec import resolve_spec_ref, BUNDLED_DIR
+
+    path = resolve_spec_ref(spec_arg)
+    if path.resolve().parent == BUNDLED_DIR and path.stem == spec_arg:
+        return spec_arg
+    base = (out_file.parent if out_file else Path.cwd()).resolve()
+    return os.path.relpath(path.resolve(), base)
+
+
+# --------------------------------------------------------------------------- validate
+
+
+@app.command()
+@handles_input_errors
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Spec or position YAML files.")],
+) -> None:
+    """Check card specs and positions; every problem as `path:line: message`."""
+    from .position import position_from_data
+    from .spec import load_spec
+    from .yamlio import LineDict, load_yaml_file
+
+    problems = []
+    for f in files:
+        try:
+            data = load_yaml_file(f, "spec or position (YAML)")
+            fmt = data.get("format") if isinstance(data, LineDict) else None
+            if isinstance(fmt, str) and fmt.startswith("rove-position"):
+                pos = position_from_data(data, str(f), f.parent)
+                typer.echo(f"{f}: ok (position, goal {pos.goal}, spec {pos.spec.name!r})")
+            else:
+                spec = load_spec(f)
+                typer.echo(f"{f}: ok (spec {spec.name!r}: {len(spec.modules)} modules, "
+                           f"{len(spec.cards)} cards, {spec.missions_to_win} missions to win)")
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+
+
+# --------------------------------------------------------------------------- deal
+
+
+class Difficulty(str, Enum):
+    normal = "normal"
+    hard = "hard"
+    impossible = "impossible"
+
+
+@app.command()
+@handles_input_errors
+def deal(
+    seed: Annotated[int, typer.Option(help="Seed: the same seed always gives the same deal.")],
+    spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
+    difficulty: Annotated[Difficulty, typer.Option(help="Starting hand 5, 4 or 3.")] = Difficulty.normal,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Write a random fresh deal as a position (YAML)."""
+    from dataclasses import replace
+
+    from .deal import deal as make_deal
+    from .position import dump_position
+    from .spec import load_spec
+
+    sp = load_spec(spec)
+    pos = make_deal(sp, seed, difficulty.value)
+    pos = replace(pos, spec_ref=spec_ref_for(spec, output))
+    text = dump_position(pos)
+    if output:
+        write_output(output, text)
+        typer.echo(f"wrote {output}", err=True)
+    else:
+        sys.stdout.write(text)
+
+
+# --------------------------------------------------------------------------- cards
+
+
+class Paper(str, Enum):
+    a4 = "a4"
+    letter = "letter"
+
+
+class CardLayout(str, Enum):
+    duplex = "duplex"
+    gutterfold = "gutterfold"
+    fronts = "fronts"
+
+
+class CardSize(str, Enum):
+    poker = "poker"
+    bridge = "bridge"
+    mini = "mini"
+
+
+@app.command()
+@handles_input_errors
+def cards(
+    spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
+    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/cards.pdf"),
+    paper: Annotated[Paper, typer.Option(help="Paper size.")] = Paper.a4,
+    layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: "
+                                                    "fronts and backs side by side; fronts: no backs.")] = CardLayout.duplex,
+    bleed: Annotated[float, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = 0.0,
+    card: Annotated[CardSize, typer.Option(help="Card size.")] = CardSize.poker,
+    png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,
+) -> None:
+    """Print-and-play PDF of every card of a spec, both sides."""
+    from .pdf.cards import CardOptions, render_cards_pdf
+    from .spec import load_spec
+
+    sp = load_spec(spec)
+    opts = CardOptions(paper=paper.value, layout=layout.value, bleed_mm=bleed, card=card.value)
+    data = render_cards_pdf(sp, opts)
+    write_output(output, data)
+    typer.echo(f"wrote {output}")
+    if png_dir is not None:
+        from .pdf.cards import write_card_pngs
+
+        written = write_card_pngs(sp, opts, png_dir)
+        typer.echo(f"wrote {len(written)} PNG previews to {png_dir}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

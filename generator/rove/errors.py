@@ -1,0 +1,56 @@
+"""Bad-input errors that name the file, the line and the fix.
+
+Every loader collects all the problems of a file before it gives up, so a designer
+fixes a spec in one pass instead of one error per run.  The CLI prints them as
+``path:line: message`` and exits with code 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input file; ``line`` is 1-based, None when unknown."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+class InputError(Exception):
+    """Raised with every problem found in an input; exit code 2 at the command line."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        assert problems, "an InputError needs at least one problem"
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+    @classmethod
+    def single(cls, path: str, line: int | None, message: str) -> InputError:
+        return cls([Problem(path, line, message)])
+
+
+class Problems:
+    """A collector: ``add`` as you go, ``raise_if_any`` at the end."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[Problem] = []
+
+    def add(self, line: int | None, message: str) -> None:
+        self.items.append(Problem(self.path, line, message))
+
+    def extend(self, problems: list[Problem]) -> None:
+        self.items.extend(problems)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise InputError(list(self.items))

@@ -1,0 +1,1 @@
+"""PDF output (ReportLab): card sheets, puzzle books, design reports."""
