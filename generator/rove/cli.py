@@ -147,6 +147,44 @@ def deal(
         sys.stdout.write(text)
 
 
+# --------------------------------------------------------------------------- replay
+
+
+@app.command()
+@handles_input_errors
+def replay(
+    position: Annotated[Path, typer.Argument(help="Position YAML.")],
+    plan: Annotated[Path, typer.Argument(help="Plan: JSON list of actions (or solve --json "
+                                              "output), or notation one action a line.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Replay a plan step by step through the rules engine; say where and why it breaks."""
+    from .actions import load_plan
+    from .position import load_position
+    from .replay import describe_state, replay as run_replay
+
+    pos = load_position(position)
+    actions = load_plan(plan)
+    r = run_replay(pos, actions)
+    if as_json:
+        typer.echo(json.dumps(r.to_json(), sort_keys=False))
+    else:
+        typer.echo(f"start (missions done {pos.missions_done}):")
+        typer.echo(describe_state(r.deck, r.start))
+        for i, (a, s) in enumerate(zip(actions, r.states)):
+            typer.echo(f"step {i}: {a}")
+            typer.echo(describe_state(r.deck, s))
+        if r.first_illegal is not None:
+            i, why = r.first_illegal
+            typer.echo(f"step {i}: {actions[i]}: illegal: {why}")
+        else:
+            typer.echo(f"all {len(actions)} steps legal; goal "
+                       f"{'reached' if r.goal_reached else 'not reached'}; "
+                       f"{r.points_spent} point(s) spent, {r.cards_played} card(s) played, "
+                       f"{r.missions_completed} mission(s) completed")
+    raise typer.Exit(EXIT_OK if r.legal else EXIT_FAIL)
+
+
 # --------------------------------------------------------------------------- cards
 
 
