@@ -147,6 +147,55 @@ def deal(
         sys.stdout.write(text)
 
 
+# --------------------------------------------------------------------------- solve
+
+
+class Engine(str, Enum):
+    search = "search"
+    cpsat = "cpsat"
+
+
+@app.command()
+@handles_input_errors
+def solve(
+    position: Annotated[Path, typer.Argument(help="Position YAML (goal: game or mission).")],
+    engine: Annotated[Engine, typer.Option(help="search: exact A*/depth-first; cpsat: the OR-Tools model.")] = Engine.search,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds; when reached the answer is 'unknown' (exit 3).", min=0)] = None,
+    optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Solve a position: solved (plan), unsolvable (proven) or unknown (limit reached)."""
+    from .position import load_position
+
+    pos = load_position(position)
+    if engine is Engine.cpsat:
+        from .solve.cpsat import solve as solve_cpsat
+
+        result = solve_cpsat(pos, time_limit=time_limit, optimal=optimal)
+    else:
+        from .solve.search import solve as solve_search
+
+        result = solve_search(pos, time_limit=time_limit, optimal=optimal)
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+    else:
+        from .replay import describe_state, replay as run_replay
+
+        typer.echo(f"{result.status} ({result.engine}, goal {result.goal}, "
+                   f"{result.seconds:.2f} s, {result.nodes} nodes)")
+        if result.plan is not None:
+            opt = "optimal" if result.optimal else "not proven optimal"
+            typer.echo(f"{result.points} point(s), {result.cards} card(s), "
+                       f"{result.abilities} abilit(y/ies); {opt}")
+            r = run_replay(pos, list(result.plan))
+            for i, (a, s) in enumerate(zip(result.plan, r.states)):
+                typer.echo(f"step {i}: {a}")
+                typer.echo(describe_state(r.deck, s))
+        elif result.reason:
+            typer.echo(result.reason)
+    raise typer.Exit(result.exit_code)
+
+
 # --------------------------------------------------------------------------- replay
 
 

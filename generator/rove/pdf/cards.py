@@ -1,0 +1,805 @@
+"""Print-and-play card sheets (``rove cards``): every card of a spec, both sides, as one PDF.
+
+Card pairs (a *front* and the *back* printed behind it): a module card's front is its active
+side and its back the spent side; a mission/movement card's front is the mission side and its
+back the movement side.
+
+Layouts
+-------
+``duplex``
+    Portrait pages, alternating fronts and backs (sheet 1 front, sheet 1 back, ...). Backs are
+    mirrored left-right in the grid, so the back of the card at grid position (r, c) sits at
+    (r, cols-1-c): printed double-sided with *long-edge flip* each back lands behind its front.
+``gutterfold``
+    Fronts and backs on the same page, which is turned to **landscape**: the fronts fill the
+    left half, the backs the right half, mirrored about the vertical fold line drawn in the
+    middle. Folding along it puts each back behind its front, the right way up. A landscape
+    page was chosen over a portrait one because it holds more cards: poker and bridge cards
+    go 2x2 per half (4 cards a page instead of 3 on a portrait page folded across), mini cards
+    3x3. The fold line stays 4 mm from the nearest card so the fold never cuts into one.
+``fronts``
+    Only the fronts, on portrait pages (for card backs made another way, or a quick test print).
+
+Geometry
+--------
+Nine poker or bridge cards a page (3x3), centred, at the default 0 mm bleed on A4 and Letter;
+mini cards fill as many as fit (4x4 on both). A bleed of *b* mm widens every card's printed
+area by *b* on each side, so neighbouring cards sit 2*b* apart; when 3x3 then no longer fits
+within a 4 mm page margin the grid drops a column or row (A4 poker with 3 mm bleed: 2x3).
+Crop marks sit in the page margins, on the extension of every trim line (never on the bleed
+edge), on every page; with no bleed each card also gets a hairline cut outline. A short
+registration note with the printer settings goes in a margin of the first page.
+
+All drawing is vector, in an embedded open font (Bitstream Vera); the output is byte-for-byte
+deterministic (ReportLab invariant mode, fixed metadata), so a spec under version control
+gives reproducible print files. Every card face also carries an invisible text marker
+``rove-face:KEY`` at its trim corner so tools (and the tests) can find each card on a page.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportlab.lib.colors import Color, white
+from reportlab.pdfgen.canvas import Canvas
+
+from ..spec import Card, Module, Spec
+from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
+from .glyphs import (
+    INK,
+    KIND_LEGEND,
+    arrows_by_direction,
+    draw_compass,
+    draw_legend,
+    draw_pattern,
+    legend_height,
+)
+
+MM = 72.0 / 25.4
+PAPERS_PT: dict[str, tuple[float, float]] = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
+CARD_SIZES_MM: dict[str, tuple[float, float]] = {
+    "poker": (63.5, 88.9),
+    "bridge": (57.15, 88.9),
+    "mini": (44.45, 63.5),
+}
+#: Grid cap per card size; mini cards take as many as fit.
+MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None}
+LAYOUTS = ("duplex", "gutterfold", "fronts")
+
+MIN_MARGIN_MM = 4.0  # page edge to the nearest card (bleed) edge: room for the crop marks
+GUTTER_MM = 4.0  # gutterfold: fold line to the nearest card (bleed) edge
+CROP_GAP_MM = 1.0  # card area to the start of a crop mark
+CROP_LEN_MM = 5.0
+PRINT_SAFE_MM = 3.0  # the registration note keeps this far from the paper edge
+
+DESIGN_W = 180.0  # cards are drawn in units where the card is 180 wide (a poker card in pt)
+
+MODULE_ACCENT = Color(0.17, 0.25, 0.33)
+MODULE_BG = Color(0.955, 0.945, 0.915)
+SPENT_ACCENT = Color(0.36, 0.36, 0.37)
+SPENT_BG = Color(0.885, 0.885, 0.885)
+SPENT_HATCH = Color(0.80, 0.80, 0.80)
+SPENT_INK = Color(0.30, 0.30, 0.31)
+MISSION_ACCENT = Color(0.16, 0.33, 0.27)
+MISSION_BG = Color(0.925, 0.950, 0.935)
+MOVEMENT_ACCENT = Color(0.42, 0.26, 0.08)
+MOVEMENT_BG = Color(0.970, 0.940, 0.890)
+CUT_LINE = Color(0.55, 0.55, 0.55)
+NOTE_INK = Color(0.25, 0.25, 0.25)
+
+
+@dataclass(frozen=True)
+class CardOptions:
+    """What ``rove cards`` was asked for; the CLI's enums already reject unknown values."""
+
+    paper: str = "a4"
+    layout: str = "duplex"
+    bleed_mm: float = 0.0
+    card: str = "poker"
+
+    def __post_init__(self) -> None:
+        if self.paper not in PAPERS_PT:
+            raise ValueError(f"unknown paper {self.paper!r}; use one of {', '.join(PAPERS_PT)}")
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {self.layout!r}; use one of {', '.join(LAYOUTS)}")
+        if self.card not in CARD_SIZES_MM:
+            raise ValueError(f"unknown card size {self.card!r}; use one of {', '.join(CARD_SIZES_MM)}")
+        if not 0 <= self.bleed_mm <= 10:
+            raise ValueError(f"bleed {self.bleed_mm} mm is outside 0..10 mm")
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A rectangle in PDF points, origin at the bottom-left of the page."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def top(self) -> float:
+        return self.y + self.h
+
+    def grown(self, d: float) -> Rect:
+        return Rect(self.x - d, self.y - d, self.w + 2 * d, self.h + 2 * d)
+
+    def mirrored(self, axis_x: float) -> Rect:
+        """Reflected left-right about the vertical line x = axis_x."""
+        return Rect(2 * axis_x - self.x - self.w, self.y, self.w, self.h)
+
+
+@dataclass(frozen=True)
+class Face:
+    """One printed side of one card. ``key`` names it in markers and PNG file names."""
+
+    key: str
+    side: str  # active | spent | mission | movement
+    title: str
+    module: Module | None = None
+    card: Card | None = None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A face at a grid position of a page; ``trim`` is the cut line, ``bleed`` the art's extent."""
+
+    face: Face
+    row: int
+    col: int
+    trim: Rect
+    bleed: Rect
+
+
+@dataclass(frozen=True)
+class SheetPage:
+    """One page of the PDF: its size, its cards and where the crop marks go."""
+
+    number: int  # 1-based
+    width: float
+    height: float
+    role: str  # front | back | fold (fronts and backs on one page)
+    rows: int
+    cols: int
+    placements: tuple[Placement, ...]
+    area: Rect  # the bleed boxes of the whole grid (both halves on a gutterfold page)
+    crop_xs: tuple[float, ...]  # x of every vertical trim line
+    crop_ys: tuple[float, ...]  # y of every horizontal trim line
+    fold_x: float | None = None
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def card_size_pt(card: str) -> tuple[float, float]:
+    w, h = CARD_SIZES_MM[card]
+    return w * MM, h * MM
+
+
+def card_faces(spec: Spec) -> tuple[tuple[Face, Face], ...]:
+    """(front, back) for every card of the spec: modules first, then the mission cards."""
+    pairs: list[tuple[Face, Face]] = []
+    for m in spec.modules:
+        pairs.append((Face(f"module-{m.id}-active", "active", m.name, module=m),
+                      Face(f"module-{m.id}-spent", "spent", m.name, module=m)))
+    for c in spec.cards:
+        pairs.append((Face(f"card-{c.id}-mission", "mission", c.mission.title, card=c),
+                      Face(f"card-{c.id}-movement", "movement", c.mission.title, card=c)))
+    return tuple(pairs)
+
+
+def grid_shape(avail_w: float, avail_h: float, slot_w: float, slot_h: float,
+               cap: tuple[int, int] | None) -> tuple[int, int]:
+    """(cols, rows) of slots that fit in the available space, at most ``cap``."""
+    cols = int((avail_w + 1e-6) // slot_w)
+    rows = int((avail_h + 1e-6) // slot_h)
+    if cap is not None:
+        cols, rows = min(cols, cap[0]), min(rows, cap[1])
+    if cols < 1 or rows < 1:
+        raise ValueError("the card with its bleed does not fit on the page; use less bleed")
+    return cols, rows
+
+
+def plan_pages(spec: Spec, opts: CardOptions) -> tuple[SheetPage, ...]:
+    """Every page of the sheet: which face goes where. Pure geometry, no drawing."""
+    pairs = card_faces(spec)
+    if opts.layout == "gutterfold":
+        return _plan_gutterfold(pairs, opts)
+    return _plan_grid(pairs, opts)
+
+
+def _edges(values: Sequence[float]) -> tuple[float, ...]:
+    """Sorted distinct coordinates (neighbouring cards with no bleed share a trim line)."""
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or v - out[-1] > 1e-6:
+            out.append(v)
+    return tuple(out)
+
+
+def _plan_grid(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[SheetPage, ...]:
+    pw, ph = PAPERS_PT[opts.paper]
+    w, h = card_size_pt(opts.card)
+    b = opts.bleed_mm * MM
+    sw, sh = w + 2 * b, h + 2 * b
+    margin = MIN_MARGIN_MM * MM
+    cols, rows = grid_shape(pw - 2 * margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
+    area = Rect((pw - cols * sw) / 2, (ph - rows * sh) / 2, cols * sw, rows * sh)
+
+    def trim(r: int, c: int) -> Rect:
+        return Rect(area.x + c * sw + b, area.top - (r + 1) * sh + b, w, h)
+
+    xs = _edges([trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)])
+    ys = _edges([trim(r, 0).y for r in range(rows)] + [trim(r, 0).top for r in range(rows)])
+    per_page = cols * rows
+    pages: list[SheetPage] = []
+    for start in range(0, len(pairs), per_page):
+        chunk = pairs[start:start + per_page]
+        fronts, backs = [], []
+        for i, (front, back) in enumerate(chunk):
+            r, c = divmod(i, cols)
+            fronts.append(Placement(front, r, c, trim(r, c), trim(r, c).grown(b)))
+            bc = cols - 1 - c
+            backs.append(Placement(back, r, bc, trim(r, bc), trim(r, bc).grown(b)))
+        roles = [("front", fronts)] + ([("back", backs)] if opts.layout == "duplex" else [])
+        for role, placed in roles:
+            pages.append(SheetPage(len(pages) + 1, pw, ph, role, rows, cols, tuple(placed),
+                                   area, xs, ys))
+    return tuple(pages)
+
+
+def _plan_gutterfold(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[SheetPage, ...]:
+    short, long_ = PAPERS_PT[opts.paper]
+    pw, ph = long_, short  # landscape
+    w, h = card_size_pt(opts.card)
+    b = opts.bleed_mm * MM
+    sw, sh = w + 2 * b, h + 2 * b
+    margin, gutter = MIN_MARGIN_MM * MM, GUTTER_MM * MM
+    fold = pw / 2
+    cols, rows = grid_shape(fold - gutter - margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
+    top = (ph + rows * sh) / 2
+    left = fold - gutter - cols * sw
+    area = Rect(left, top - rows * sh, 2 * (fold - left), rows * sh)
+
+    def trim(r: int, c: int) -> Rect:
+        return Rect(left + c * sw + b, top - (r + 1) * sh + b, w, h)
+
+    xs_left = [trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)]
+    xs = _edges(xs_left + [2 * fold - x for x in xs_left])
+    ys = _edges([trim(r, 0).y for r in range(rows)] + [trim(r, 0).top for r in range(rows)])
+    per_page = cols * rows
+    pages: list[SheetPage] = []
+    for start in range(0, len(pairs), per_page):
+        placed: list[Placement] = []
+        for i, (front, back) in enumerate(pairs[start:start + per_page]):
+            r, c = divmod(i, cols)
+            t = trim(r, c)
+            placed.append(Placement(front, r, c, t, t.grown(b)))
+            # Right half: column 0 is the one nearest the fold, so a back's column mirrors its front's.
+            mt = t.mirrored(fold)
+            placed.append(Placement(back, r, cols + (cols - 1 - c), mt, mt.grown(b)))
+        pages.append(SheetPage(len(pages) + 1, pw, ph, "fold", rows, 2 * cols, tuple(placed),
+                               area, xs, ys, fold_x=fold))
+    return tuple(pages)
+
+
+# --------------------------------------------------------------------------- page furniture
+
+
+def registration_note(opts: CardOptions) -> str:
+    """The printer settings that make the sheet come out at size and aligned."""
+    w, h = CARD_SIZES_MM[opts.card]
+    size = f"{w:g} × {h:g} mm"
+    head = "Print at actual size (100% scale, no 'fit to page')"
+    if opts.layout == "duplex":
+        text = (f"{head}, double-sided, flip on long edge. "
+                f"Check: a card measures {size}. Cut on the crop marks.")
+    elif opts.layout == "gutterfold":
+        text = (f"{head}, single-sided, landscape. Fold on the dashed line, glue the halves "
+                f"back to back, then cut on the crop marks. A card measures {size}.")
+    else:
+        text = f"{head}, single-sided. Cut on the crop marks. A card measures {size}."
+    if opts.bleed_mm:
+        text += f" Art runs {opts.bleed_mm:g} mm past the cut (bleed)."
+    return text
+
+
+def crop_mark_length(page: SheetPage) -> float:
+    """Mark length in pt: up to 5 mm, shorter where the margin is narrow."""
+    margin = min(page.area.x, page.area.y, page.width - page.area.right,
+                 page.height - page.area.top)
+    return max(1.0 * MM, min(CROP_LEN_MM * MM, margin - CROP_GAP_MM * MM - 0.5 * MM))
+
+
+def crop_mark_segments(page: SheetPage) -> list[tuple[float, float, float, float]]:
+    """(x1, y1, x2, y2) of every crop mark: trim lines extended into the four margins."""
+    gap, length = CROP_GAP_MM * MM, crop_mark_length(page)
+    a = page.area
+    segs = []
+    for x in page.crop_xs:
+        segs.append((x, a.top + gap, x, a.top + gap + length))
+        segs.append((x, a.y - gap, x, a.y - gap - length))
+    for y in page.crop_ys:
+        segs.append((a.x - gap, y, a.x - gap - length, y))
+        segs.append((a.right + gap, y, a.right + gap + length, y))
+    return segs
+
+
+def _draw_crop_marks(c: Canvas, page: SheetPage) -> None:
+    c.saveState()
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.35)
+    for x1, y1, x2, y2 in crop_mark_segments(page):
+        c.line(x1, y1, x2, y2)
+    c.restoreState()
+
+
+def _draw_fold_line(c: Canvas, page: SheetPage) -> None:
+    assert page.fold_x is not None
+    safe = PRINT_SAFE_MM * MM
+    c.saveState()
+    c.setStrokeColor(NOTE_INK)
+    c.setLineWidth(0.5)
+    c.setDash(4, 3)
+    c.line(page.fold_x, safe, page.fold_x, page.height - safe)
+    c.setDash()
+    c.setFillColor(NOTE_INK)
+    c.setFont(FONT_ITALIC, 6)
+    c.translate(page.fold_x - 2, page.height - safe - 2)
+    c.rotate(90)
+    c.drawRightString(0, 0, "fold")
+    c.restoreState()
+
+
+@dataclass(frozen=True)
+class _NoteBox:
+    rect: Rect
+    vertical: bool  # text runs bottom-to-top (left and right margins)
+
+
+def _note_boxes(page: SheetPage) -> list[_NoteBox]:
+    """Free margin areas for the note: beyond the crop marks, or between two of them."""
+    safe, pad = PRINT_SAFE_MM * MM, 1.0 * MM
+    reach = CROP_GAP_MM * MM + crop_mark_length(page) + pad
+    a, pw, ph = page.area, page.width, page.height
+    xs = sorted([*page.crop_xs, *([page.fold_x] if page.fold_x is not None else [])])
+    ys = sorted(page.crop_ys)
+
+    def widest(cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
+        bounds = [lo, *[v for v in cuts if lo < v < hi], hi]
+        pairs = [(bounds[i] + pad, bounds[i + 1] - pad) for i in range(len(bounds) - 1)]
+        return max(pairs, key=lambda p: p[1] - p[0])
+
+    gx0, gx1 = widest(xs, safe, pw - safe)
+    gy0, gy1 = widest(ys, safe, ph - safe)
+    # Beyond the marks only the fold line (which runs the page's full height) is in the way.
+    bx0, bx1 = widest([page.fold_x] if page.fold_x is not None else [], safe, pw - safe)
+    boxes = [
+        _NoteBox(Rect(bx0, safe, bx1 - bx0, a.y - reach - safe), False),  # bottom, beyond marks
+        _NoteBox(Rect(gx0, safe, gx1 - gx0, a.y - pad - safe), False),  # bottom, between marks
+        _NoteBox(Rect(bx0, a.top + reach, bx1 - bx0, ph - safe - a.top - reach), False),
+        _NoteBox(Rect(gx0, a.top + pad, gx1 - gx0, ph - safe - a.top - pad), False),
+        _NoteBox(Rect(safe, safe, a.x - reach - safe, ph - 2 * safe), True),  # left
+        _NoteBox(Rect(safe, gy0, a.x - pad - safe, gy1 - gy0), True),
+    ]
+    return [bx for bx in boxes if bx.rect.w > 0 and bx.rect.h > 0]
+
+
+def _draw_note(c: Canvas, page: SheetPage, text: str) -> None:
+    """The registration note in the margin box where it fits at the largest size."""
+    best: tuple[float, int, _NoteBox, list[str]] | None = None
+    leading = 1.2
+    for i, bx in enumerate(_note_boxes(page)):
+        along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
+        size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
+        fits = len(lines) * size * leading <= across + 1e-6 and all(
+            text_width(line, FONT, size) <= along + 1e-6 for line in lines)
+        if fits and (best is None or size > best[0]):
+            best = (size, i, bx, lines)
+    if best is None:
+        return
+    size, _, bx, lines = best
+    r = bx.rect
+    c.saveState()
+    c.setFillColor(NOTE_INK)
+    c.setFont(FONT, size)
+    if bx.vertical:
+        c.translate(r.right, r.y)
+        c.rotate(90)
+        x0, top = 0.0, 0.0
+        x0 = (r.h - max(text_width(line, FONT, size) for line in lines)) / 2
+    else:
+        c.translate(r.x, r.top)
+        x0 = (r.w - max(text_width(line, FONT, size) for line in lines)) / 2
+    top = -size
+    for k, line in enumerate(lines):
+        c.drawString(x0, top - k * size * leading, line)
+    c.restoreState()
+
+
+# --------------------------------------------------------------------------- card faces
+
+
+@dataclass(frozen=True)
+class _Box:
+    """A card in design units: DESIGN_W wide, H tall, with ``bleed`` beyond every edge."""
+
+    W: float
+    H: float
+    bleed: float
+
+
+def _mark_face(c: Canvas, key: str) -> None:
+    """Invisible text naming the face at the trim corner: searchable, and found by tests."""
+    c.saveState()
+    t = c.beginText(0, 0)
+    t.setTextRenderMode(3)
+    t.setFont(FONT, 1)
+    t.textOut(f"rove-face:{key}")
+    c.drawText(t)
+    c.restoreState()
+
+
+def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str]) -> None:
+    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it."""
+    c.saveState()
+    c.translate(trim.x, trim.y)
+    _mark_face(c, face.key)
+    clip = c.beginPath()
+    clip.rect(-bleed, -bleed, trim.w + 2 * bleed, trim.h + 2 * bleed)
+    c.clipPath(clip, stroke=0, fill=0)
+    s = trim.w / DESIGN_W
+    c.saveState()
+    c.scale(s, s)
+    box = _Box(DESIGN_W, trim.h / s, bleed / s)
+    painter: Callable[[Canvas, _Box, Face, dict[str, str]], None] = _PAINTERS[face.side]
+    painter(c, box, face, names)
+    c.restoreState()
+    if bleed == 0:
+        c.setStrokeColor(CUT_LINE)
+        c.setLineWidth(0.3)
+        c.rect(0, 0, trim.w, trim.h, stroke=1, fill=0)
+    c.restoreState()
+
+
+def _background(c: Canvas, box: _Box, color: Color) -> None:
+    c.setFillColor(color)
+    c.rect(-box.bleed, -box.bleed, box.W + 2 * box.bleed, box.H + 2 * box.bleed, stroke=0, fill=1)
+
+
+def _band(c: Canvas, box: _Box, height: float, color: Color) -> None:
+    """A full-width colour band at the top of the card, running into the bleed."""
+    c.setFillColor(color)
+    c.rect(-box.bleed, box.H - height, box.W + 2 * box.bleed, height + box.bleed, stroke=0, fill=1)
+
+
+def _fit_size(text: str, font: str, width: float, max_size: float, min_size: float) -> float:
+    size = max_size
+    while size > min_size and text_width(text, font, size) > width:
+        size -= 0.25
+    return size
+
+
+def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
+    m = face.module
+    assert m is not None
+    spent = face.side == "spent"
+    accent = SPENT_ACCENT if spent else MODULE_ACCENT
+    ink = SPENT_INK if spent else INK
+    W, H = box.W, box.H
+    _background(c, box, SPENT_BG if spent else MODULE_BG)
+    if spent:  # diagonal hatching over the whole card: spent at a glance, even in greyscale
+        c.saveState()
+        c.setStrokeColor(SPENT_HATCH)
+        c.setLineWidth(1.2)
+        step = 9.0
+        k = -box.H - 2 * box.bleed
+        while k < W + box.bleed:
+            c.line(k, -box.bleed, k + H + 2 * box.bleed, H + box.bleed)
+            k += step
+        c.restoreState()
+
+    header = 40.0
+    _band(c, box, header, accent)
+    # Right of the header: the code badge (active) or a SPENT tag.
+    c.setFillColor(white)
+    if spent:
+        tag_w = text_width("SPENT", FONT_BOLD, 9) + 12
+        c.setStrokeColor(white)
+        c.setLineWidth(1.2)
+        c.roundRect(W - 10 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)
+        c.setFont(FONT_BOLD, 9)
+        c.drawCentredString(W - 10 - tag_w / 2, H - 23.3, "SPENT")
+        name_room = W - 22 - tag_w - 18
+    else:
+        c.circle(W - 24, H - 20, 12, stroke=0, fill=1)
+        c.setFillColor(accent)
+        c.setFont(FONT_BOLD, 15)
+        c.drawCentredString(W - 24, H - 25.4, m.code)
+        name_room = W - 12 - 44
+    size = _fit_size(m.name, FONT_BOLD, name_room, 17, 9)
+    c.setFillColor(white)
+    c.setFont(FONT_BOLD, size)
+    c.drawString(12, H - 20 - size * 0.36, m.name)
+
+    # The arrows around the code, on a faint ring.
+    arrows = m.arrows_for(spent)
+    cx, cy = W / 2, H - header - 64
+    c.saveState()
+    c.setStrokeColor(Color(0.75, 0.75, 0.75))
+    c.setLineWidth(0.6)
+    c.setDash(1.5, 2.5)
+    c.circle(cx, cy, 61, stroke=1, fill=0)
+    c.restoreState()
+    tile = 34.0
+    c.saveState()
+    if spent:
+        c.setFillColor(white)
+        c.setStrokeColor(ink)
+        c.setLineWidth(1.4)
+        c.setDash(3, 2)
+        c.roundRect(cx - tile / 2, cy - tile / 2, tile, tile, 6, stroke=1, fill=1)
+        c.setFillColor(ink)
+    else:
+        c.setFillColor(accent)
+        c.roundRect(cx - tile / 2, cy - tile / 2, tile, tile, 6, stroke=0, fill=1)
+        c.setFillColor(white)
+    c.setFont(FONT_BOLD, 24)
+    c.drawCentredString(cx, cy - 8.6, m.code)
+    c.restoreState()
+    draw_compass(c, arrows, cx, cy, r0=24, r1=60, width=2.3, color=ink)
+
+    # What the arrow kinds on this side do.
+    kinds = sorted({k for ks in arrows_by_direction(arrows).values() for k in ks},
+                   key=list(KIND_LEGEND).index)
+    legend = "   ".join(f"{k}: {KIND_LEGEND[k]}" for k in kinds)
+    lines = wrap_text(legend, FONT_ITALIC, 7, W - 24)
+    c.setFillColor(ink)
+    c.setFont(FONT_ITALIC, 7)
+    for i, line in enumerate(lines[:2]):
+        c.drawCentredString(cx, cy - 71 - i * 8.4, line)
+
+    # The ability.
+    bx, by, bw, bh = 10.0, 10.0, W - 20, 60.0
+    c.saveState()
+    c.setFillColor(white)
+    c.setStrokeColor(accent)
+    c.setLineWidth(1)
+    c.roundRect(bx, by, bw, bh, 6, stroke=1, fill=1)
+    c.restoreState()
+    c.setFillColor(accent)
+    c.setFont(FONT_BOLD, 7)
+    c.drawString(bx + 8, by + bh - 11, "ABILITY · USED" if spent else "ABILITY")
+    font = FONT_ITALIC if spent else FONT
+    size, ab_lines = fit_lines(ABILITY_TEXT.get(m.ability, m.ability), font, bw - 16, bh - 19,
+                               9.5, 7, leading=1.2, max_lines=3)
+    c.setFillColor(ink)
+    c.setFont(font, size)
+    for i, line in enumerate(ab_lines):
+        c.drawString(bx + 8, by + bh - 15 - size - i * size * 1.2, line)
+
+
+ABILITY_TEXT: dict[str, str] = {
+    "brain": "Move another module to a cell next to Brain.",
+    "coil": "Move Coil to any cell where the group stays whole.",
+    "gripper": "Use the ability of a module next to Gripper (even a spent one).",
+    "laser": "Swap any two modules.",
+    "motor": "Shift any module one cell in any direction.",
+    "sensor": "Draw a card if you hold fewer than 5.",
+}
+
+
+def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> float:
+    """A slim top band with the side's name and the card id; returns its height."""
+    height = 22.0
+    _band(c, box, height, accent)
+    c.setFillColor(white)
+    c.setFont(FONT_BOLD, 8)
+    c.drawString(12, box.H - 14.5, " ".join(label))  # letter-spaced caps
+    c.setFont(FONT, 7.5)
+    c.drawRightString(box.W - 12, box.H - 14.5, card_id)
+    return height
+
+
+def _panel(c: Canvas, x: float, y: float, w: float, h: float, accent: Color) -> None:
+    c.saveState()
+    c.setFillColor(white)
+    c.setStrokeColor(accent)
+    c.setLineWidth(0.8)
+    c.roundRect(x, y, w, h, 6, stroke=1, fill=1)
+    c.restoreState()
+
+
+def _paint_mission(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
+    card = face.card
+    assert card is not None
+    W, H = box.W, box.H
+    _background(c, box, MISSION_BG)
+    top = H - _header(c, box, "MISSION", card.id, MISSION_ACCENT)
+
+    # Title: one line if it fits at 10 pt or more, else two lines.
+    title = card.mission.title
+    c.setFillColor(INK)
+    size = _fit_size(title, FONT_BOLD, W - 24, 15, 10)
+    if text_width(title, FONT_BOLD, size) <= W - 24:
+        c.setFont(FONT_BOLD, size)
+        c.drawCentredString(W / 2, top - 14 - size * 0.7, title)
+    else:
+        size, lines = fit_lines(title, FONT_BOLD, W - 24, 30, 12, 8, leading=1.15, max_lines=2)
+        c.setFont(FONT_BOLD, size)
+        for i, line in enumerate(lines):
+            c.drawCentredString(W / 2, top - 6 - size - i * size * 1.15, line)
+    panel_top = top - 40
+
+    pattern = card.mission.pattern
+    legend_h = legend_height(pattern, names, W - 20, 7)
+    panel_y = 12 + legend_h + 6
+    _panel(c, 10, panel_y, W - 20, panel_top - panel_y, MISSION_ACCENT)
+    draw_pattern(c, pattern, W / 2, (panel_top + panel_y) / 2, W - 36, panel_top - panel_y - 16,
+                 max_cell=34)
+    draw_legend(c, pattern, names, W / 2, 12 + legend_h, W - 20, 7)
+
+
+def _paint_movement(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
+    card = face.card
+    assert card is not None
+    mv = card.movement
+    W, H = box.W, box.H
+    _background(c, box, MOVEMENT_BG)
+    top = H - _header(c, box, "MOVEMENT", card.id, MOVEMENT_ACCENT)
+
+    # Tick strip along the right edge: one numbered tick per point, to count points spent.
+    strip = 24.0
+    c.saveState()
+    c.setFillColor(Color(0.93, 0.88, 0.80))
+    c.rect(W - strip, -box.bleed, strip + box.bleed, top + box.bleed, stroke=0, fill=1)
+    c.setStrokeColor(MOVEMENT_ACCENT)
+    c.setLineWidth(0.6)
+    c.line(W - strip, 0, W - strip, top)
+    n = max(mv.bonus, 1)
+    y_first, y_last = top - 14, 16.0
+    step = min(22.0, (y_first - y_last) / (n - 1)) if n > 1 else 0.0
+    for k in range(1, n + 1):
+        y = y_first - (k - 1) * step
+        base = k <= mv.points
+        c.setStrokeColor(INK)
+        c.setLineWidth(1.8 if base else 0.8)
+        c.line(W - 9, y, W + box.bleed, y)
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD if base else FONT_ITALIC, 8 if base else 7)
+        c.drawRightString(W - 11, y - 2.8, str(k))
+    c.restoreState()
+
+    content_w = W - strip
+    cx = content_w / 2
+    # Base points at the top.
+    r = 17.0
+    cy = top - 10 - r
+    c.saveState()
+    c.setFillColor(white)
+    c.setStrokeColor(MOVEMENT_ACCENT)
+    c.setLineWidth(2)
+    c.circle(cx, cy, r, stroke=1, fill=1)
+    c.setFillColor(INK)
+    c.setFont(FONT_BOLD, 22)
+    c.drawCentredString(cx, cy - 7.9, str(mv.points))
+    c.setFont(FONT, 7)
+    c.drawRightString(cx - r - 5, cy - 2.5, "points")
+    c.restoreState()
+
+    # Bonus beneath the pattern.
+    bonus_h = 40.0
+    by = 12.0
+    c.saveState()
+    c.setFillColor(MOVEMENT_ACCENT)
+    badge = 30.0
+    c.roundRect(12, by + (bonus_h - badge) / 2, badge, badge, 6, stroke=0, fill=1)
+    c.setFillColor(white)
+    c.setFont(FONT_BOLD, 20)
+    c.drawCentredString(12 + badge / 2, by + bonus_h / 2 - 7.2, str(mv.bonus))
+    c.setFillColor(MOVEMENT_ACCENT)
+    c.setFont(FONT_BOLD, 7.5)
+    tx = 12 + badge + 7
+    c.drawString(tx, by + bonus_h - 10, "BONUS")
+    c.setFillColor(INK)
+    size, lines = fit_lines("instead, if this pattern matches when you play the card",
+                            FONT, content_w - tx - 6, bonus_h - 14, 7, 5.5, max_lines=3)
+    c.setFont(FONT, size)
+    for i, line in enumerate(lines):
+        c.drawString(tx, by + bonus_h - 14 - size - i * size * 1.2, line)
+    c.restoreState()
+
+    panel_top = cy - r - 8
+    panel_y = by + bonus_h + 6
+    _panel(c, 10, panel_y, content_w - 18, panel_top - panel_y, MOVEMENT_ACCENT)
+    draw_pattern(c, mv.pattern, 10 + (content_w - 18) / 2, (panel_top + panel_y) / 2,
+                 content_w - 34, panel_top - panel_y - 14, max_cell=30, named_fill=INK)
+
+
+_PAINTERS: dict[str, Callable[[Canvas, _Box, Face, dict[str, str]], None]] = {
+    "active": _paint_module,
+    "spent": _paint_module,
+    "mission": _paint_mission,
+    "movement": _paint_movement,
+}
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str) -> Canvas:
+    register_fonts()
+    c = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1)
+    c.setTitle(f"{spec.name} - {what}")
+    c.setAuthor("rove")
+    c.setSubject(f"ROVE card spec '{spec.name}'")
+    c.setCreator("rove cards")
+    c.setKeywords("ROVE, print and play, cards")
+    return c
+
+
+def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
+    """The whole print-and-play PDF, deterministic for a given spec and options."""
+    pages = plan_pages(spec, opts)
+    names = {m.code: m.name for m in spec.modules}
+    bleed = opts.bleed_mm * MM
+    buf = io.BytesIO()
+    c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards")
+    note = registration_note(opts)
+    for page in pages:
+        c.setPageSize((page.width, page.height))
+        for pl in page.placements:
+            draw_face(c, pl.face, pl.trim, bleed, names)
+        _draw_crop_marks(c, page)
+        if page.fold_x is not None:
+            _draw_fold_line(c, page)
+        if page.number == 1:
+            _draw_note(c, page, note)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def render_faces_pdf(spec: Spec, opts: CardOptions) -> tuple[bytes, list[Face]]:
+    """One face a page, each page the size of the card with its bleed (for previews)."""
+    w, h = card_size_pt(opts.card)
+    bleed = opts.bleed_mm * MM
+    names = {m.code: m.name for m in spec.modules}
+    faces = [f for pair in card_faces(spec) for f in pair]
+    buf = io.BytesIO()
+    c = _new_canvas(buf, (w + 2 * bleed, h + 2 * bleed), spec, "card previews")
+    for face in faces:
+        draw_face(c, face, Rect(bleed, bleed, w, h), bleed, names)
+        c.showPage()
+    c.save()
+    return buf.getvalue(), faces
+
+
+def write_card_pngs(spec: Spec, opts: CardOptions, png_dir: Path, dpi: int = 150) -> list[Path]:
+    """A PNG of every card face (``module-brain-active.png``, ``card-c01-mission.png``, ...)."""
+    import pypdfium2 as pdfium  # heavy and only needed here
+
+    data, faces = render_faces_pdf(spec, opts)
+    png_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    pdf = pdfium.PdfDocument(data)
+    try:
+        for i, face in enumerate(faces):
+            page = pdf[i]
+            try:
+                image = page.render(scale=dpi / 72).to_pil()
+            finally:
+                page.close()
+            path = png_dir / f"{face.key}.png"
+            image.save(path, format="PNG")
+            written.append(path)
+    finally:
+        pdf.close()
+    return written

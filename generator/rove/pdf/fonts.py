@@ -1,0 +1,79 @@
+"""Embedded fonts and small text-fitting helpers for rove's PDFs.
+
+The PDFs embed Bitstream Vera (shipped inside ReportLab, free licence) rather than
+relying on the 14 standard PDF fonts: an embedded font prints the same on every
+printer and lets text-extraction tools (and our tests) read the cards back.
+Import this module only from ``rove.pdf`` code; it imports ReportLab.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import reportlab
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+
+FONT = "RoveSans"
+FONT_BOLD = "RoveSans-Bold"
+FONT_ITALIC = "RoveSans-Oblique"
+FONT_BOLD_ITALIC = "RoveSans-BoldOblique"
+
+_FILES = {
+    FONT: "Vera.ttf",
+    FONT_BOLD: "VeraBd.ttf",
+    FONT_ITALIC: "VeraIt.ttf",
+    FONT_BOLD_ITALIC: "VeraBI.ttf",
+}
+FONT_DIR = Path(reportlab.__file__).resolve().parent / "fonts"
+
+
+def register_fonts() -> None:
+    """Register the Vera family under rove's names (idempotent, cheap after the first call)."""
+    registered = set(pdfmetrics.getRegisteredFontNames())
+    if all(name in registered for name in _FILES):
+        return
+    for name, filename in _FILES.items():
+        if name not in registered:
+            pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+    pdfmetrics.registerFontFamily(FONT, normal=FONT, bold=FONT_BOLD, italic=FONT_ITALIC,
+                                  boldItalic=FONT_BOLD_ITALIC)
+
+
+def text_width(text: str, font: str, size: float) -> float:
+    return pdfmetrics.stringWidth(text, font, size)
+
+
+def wrap_text(text: str, font: str, size: float, width: float) -> list[str]:
+    """Greedy word wrap to ``width`` points; a single over-long word gets a line of its own."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}" if current else word
+        if current and text_width(trial, font, size) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    return lines
+
+
+def fit_lines(
+    text: str, font: str, width: float, height: float, max_size: float, min_size: float,
+    leading: float = 1.2, max_lines: int = 99,
+) -> tuple[float, list[str]]:
+    """The largest size (in 0.25 pt steps) at which ``text`` wraps into the box.
+
+    Returns (size, lines); when nothing fits, the smallest size is returned anyway so
+    the caller always has something to draw (the tests and the visual check catch it).
+    """
+    size = max_size
+    while True:
+        lines = wrap_text(text, font, size, width)
+        fits = (len(lines) <= max_lines and len(lines) * size * leading <= height + 1e-6
+                and all(text_width(line, font, size) <= width + 1e-6 for line in lines))
+        if fits or size - 0.25 < min_size - 1e-9:
+            return size, lines
+        size -= 0.25

@@ -1,0 +1,311 @@
+"""Exact search: optimal mission plans (A*) and whole-deal winnability (depth-first).
+
+Costs are compared lexicographically: movement points spent, then cards played,
+then abilities used.  Abilities cost no points and chain, so the heuristic counts
+them explicitly: a pattern placement with ``D`` unfilled cells needs at least ``D``
+actions that bring a module in, and only Brain, Coil, Motor and Gripper can do that
+without a point; so at least ``D - (those abilities left)`` points remain.  The
+bound is consistent (no action lowers it by more than the points it costs), which
+makes A* with duplicate detection exact.
+
+Every plan is replayed through the rules engine before it is returned.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..actions import Action
+from ..engine import (
+    GOAL,
+    LOST,
+    PLAYING,
+    WON,
+    CompiledPattern,
+    Deck,
+    State,
+    state_from_position,
+    successors,
+    unpack,
+    STRIDE,
+)
+from ..position import Position
+from ..replay import verify_plan
+from .result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
+
+FILLERS = ("brain", "coil", "motor", "gripper")  # abilities that can bring a module into a cell
+
+
+class Limit(Exception):
+    """Raised inside a search when its time or node limit is reached."""
+
+
+@dataclass
+class Budget:
+    """Time and node limits shared by the parts of one solve."""
+
+    deadline: float
+    max_nodes: int
+    nodes: int = 0
+
+    @classmethod
+    def of(cls, time_limit: float | None, max_nodes: int | None) -> Budget:
+        return cls(time.monotonic() + time_limit if time_limit else float("inf"),
+                   max_nodes or 1 << 62)
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes >= self.max_nodes or (self.nodes & 255 == 0 and time.monotonic() > self.deadline):
+            raise Limit
+
+
+class Heuristic:
+    """Admissible, consistent lower bound on the points still needed for one mission."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self._ability_counts: dict[int, tuple[int, int]] = {}
+        self._pats: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], int]] = {}
+        self.max_bonus = max(deck.bonus) if deck.bonus else 0
+        self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
+        self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
+
+    def abilities_left(self, spent: int) -> tuple[int, int]:
+        """(uses that can fill a cell, uses that can change the layout at all)."""
+        got = self._ability_counts.get(spent)
+        if got is None:
+            fill = anyuse = 0
+            for i, m in enumerate(self.deck.modules):
+                if spent >> i & 1:
+                    continue
+                if m.ability in FILLERS:
+                    fill += 1
+                    anyuse += 1
+                elif m.ability == "laser":
+                    anyuse += 1
+            got = self._ability_counts[spent] = (fill, anyuse)
+        return got
+
+    def _pattern(self, mission: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], int]:
+        got = self._pats.get(mission)
+        if got is None:
+            pat: CompiledPattern = self.deck.mission_pat[mission]
+            occ_offs, empties, named = [], [], []
+            for (x, y), v in pat.pattern.cells:
+                off = x + y * STRIDE
+                if v == "_":
+                    empties.append(off)
+                else:
+                    occ_offs.append(off)
+                    if v != "#":
+                        named.append((self.deck.index[v], off))
+            got = self._pats[mission] = (tuple(occ_offs), tuple(empties), tuple(named), len(occ_offs))
+        return got
+
+    def points_needed(self, s: State) -> int:
+        if s.mission < 0:
+            return 0
+        occ_offs, empties, named, size = self._pattern(s.mission)
+        fill, anyuse = self.abilities_left(s.spent)
+        cells = s.cells
+        occ = set(cells)
+        # translations that put no pattern cell on a module: all cells unfilled
+        best = max(size - fill, (1 if named else 0) - anyuse, 0)
+        if best == 0 and not empties:
+            pass
+        seen: set[int] = set()
+        for c in cells:
+            for o in occ_offs:
+                base = c - o
+                if base in seen:
+                    continue
+                seen.add(base)
+                holes = 0
+                for off in occ_offs:
+                    if base + off not in occ:
+                        holes += 1
+                blocks = 0
+                for off in empties:
+                    if base + off in occ:
+                        blocks += 1
+                wrong = 0
+                for m, off in named:
+                    if cells[m] != base + off:
+                        wrong = 1
+                        break
+                need = max(holes - fill, blocks - fill, wrong - anyuse)
+                if need < best:
+                    best = need
+                    if best <= 0:
+                        return 0
+        return best
+
+    def points_obtainable(self, s: State) -> int:
+        """An upper bound on the points this state can still get for this mission."""
+        total = s.points + sum(self.deck.bonus[c] for c in s.hand)
+        draws = sum(1 for i in self.sensors if not s.spent >> i & 1)
+        if self.sensors:
+            draws += sum(1 for i in self.grippers if not s.spent >> i & 1)
+        if draws and (s.draw or s.discard):
+            total += draws * self.max_bonus
+        return total
+
+
+def canonical_key(s: State, keep_piles: bool) -> tuple:
+    """State up to translation; hand as a set; piles only when a draw can still matter."""
+    xs = [unpack(c) for c in s.cells]
+    x0 = min(x for x, _ in xs)
+    y0 = min(y for _, y in xs)
+    shift = x0 + y0 * STRIDE
+    cells = tuple(c - shift for c in s.cells)
+    hand = tuple(sorted(s.hand))
+    if keep_piles:
+        return (cells, s.spent, hand, s.card, s.points, s.draw, s.discard, s.mission, s.done)
+    return (cells, s.spent, hand, s.points, s.mission, s.done)
+
+
+def _useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
+    """Successors without dominated card plays (base points when the bonus is there)."""
+    out = []
+    for a, s2 in successors(deck, s):
+        if a.act == "play" and a.bonus is False and deck.move_pat[deck.card_index[a.card]].matches(s.cells):
+            continue
+        out.append((a, s2))
+    return out
+
+
+def solve_mission(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
+    """A* for the cheapest plan that completes the current mission.
+
+    Returns (plan or None when proven impossible, nodes expanded); raises Limit.
+    """
+    if start.status in (GOAL, WON):
+        return [], 0
+    if start.status != PLAYING:
+        return None, 0
+    h = Heuristic(deck)
+    may_draw = bool(h.sensors) and any(not start.spent >> i & 1 for i in h.sensors + h.grippers)
+    counter = itertools.count()
+    h0 = h.points_needed(start)
+    if h0 > h.points_obtainable(start):
+        return None, 0
+    open_: list = [((h0, 0, 0), -0, next(counter), start, (0, 0, 0))]
+    parents: dict[tuple, tuple[tuple | None, Action | None]] = {}
+    best_g: dict[tuple, tuple[int, int, int]] = {}
+    k0 = canonical_key(start, may_draw)
+    best_g[k0] = (0, 0, 0)
+    parents[k0] = (None, None)
+    incumbent: tuple[int, int, int] | None = None
+    goal_key: tuple | None = None
+    goal_parent: tuple | None = None
+    goal_action: Action | None = None
+    expanded = 0
+    while open_:
+        f, _, _, s, g = heapq.heappop(open_)
+        if incumbent is not None and f >= incumbent:
+            break
+        key = canonical_key(s, may_draw)
+        if best_g.get(key, g) < g:
+            continue  # a cheaper copy was expanded
+        budget.tick()
+        expanded += 1
+        for a, s2 in _useful_successors(deck, s):
+            g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
+            if s2.status == GOAL or s2.status == WON:
+                if incumbent is None or g2 < incumbent:
+                    incumbent, goal_parent, goal_action = g2, key, a
+                continue
+            if s2.status != PLAYING:
+                continue
+            k2 = canonical_key(s2, may_draw)
+            old = best_g.get(k2)
+            if old is not None and old <= g2:
+                continue
+            h2 = h.points_needed(s2)
+            if h2 > h.points_obtainable(s2):
+                continue
+            f2 = (g2[0] + h2, g2[1], g2[2])
+            if incumbent is not None and f2 >= incumbent:
+                continue
+            best_g[k2] = g2
+            parents[k2] = (key, a)
+            heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2))
+    if incumbent is None:
+        return None, expanded
+    plan: list[Action] = [goal_action]  # type: ignore[list-item]
+    k = goal_parent
+    while k is not None:
+        pk, a = parents[k]
+        if a is not None:
+            plan.append(a)
+        k = pk
+    plan.reverse()
+    return plan, expanded
+
+
+def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
+    """The plain baseline: uniform-cost search on (points, cards, abilities) with no
+    heuristic, no canonical keys and no pruning beyond exact duplicates."""
+    if start.status in (GOAL, WON):
+        return [], 0
+    counter = itertools.count()
+    open_: list = [((0, 0, 0), next(counter), start, [])]
+    seen: dict[State, tuple[int, int, int]] = {start: (0, 0, 0)}
+    expanded = 0
+    while open_:
+        g, _, s, plan = heapq.heappop(open_)
+        if seen.get(s, g) < g:
+            continue
+        if s.status in (GOAL, WON):
+            return plan, expanded
+        budget.tick()
+        expanded += 1
+        for a, s2 in successors(deck, s):
+            g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
+            if s2.status == LOST:
+                continue
+            old = seen.get(s2)
+            if old is not None and old <= g2:
+                continue
+            seen[s2] = g2
+            heapq.heappush(open_, (g2, next(counter), s2, plan + [a]))
+    return None, expanded
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None = None,
+          optimal: bool = False, method: str = "astar",
+          progress: Callable[[int], None] | None = None) -> SolveResult:
+    """Solve a position with the search engine; the plan is replayed before returning."""
+    t0 = time.monotonic()
+    deck = Deck(pos.spec, pos.rules)
+    start = state_from_position(deck, pos)
+    budget = Budget.of(time_limit, max_nodes)
+    rules = pos.rules.to_dict()
+    try:
+        if pos.goal == "mission":
+            fn = solve_mission if method == "astar" else solve_mission_bfs
+            plan, nodes = fn(deck, start, budget)
+            is_optimal = True
+        else:
+            from .game import solve_game
+
+            plan, nodes = solve_game(deck, start, budget, optimal=optimal, progress=progress)
+            is_optimal = optimal
+    except Limit:
+        return SolveResult(UNKNOWN, "search", pos.goal, False, None, None, None,
+                           time.monotonic() - t0, rules, nodes=budget.nodes,
+                           reason="time or node limit reached")
+    if plan is None:
+        return SolveResult(UNSOLVABLE, "search", pos.goal, False, None, None, None,
+                           time.monotonic() - t0, rules, nodes=budget.nodes)
+    verify_plan(pos, plan, deck)
+    points, cards, abilities = plan_cost(plan)
+    return SolveResult(SOLVED, "search", pos.goal, is_optimal, tuple(plan), points, cards,
+                       time.monotonic() - t0, rules, nodes=budget.nodes, abilities=abilities)
