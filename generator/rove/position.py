@@ -16,7 +16,7 @@ from .errors import InputError, Problems
 from .grid import Cell, GridTextError, connected, format_grid, grid_rows
 from .rules import HAND_LIMIT, OPTIONS, Rules, option_message
 from .spec import Spec, load_spec
-from .yamlio import LineDict, LineList, load_yaml_file, load_yaml_text
+from .yamlio import LineDict, load_yaml_file, load_yaml_text, yaml_scalar
 
 POSITION_FORMAT = "rove-position/1"
 GOALS = ("game", "mission")
@@ -116,8 +116,10 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
     try:
         spec = load_spec(spec_ref, base_dir)
     except InputError as exc:
-        raise InputError([*Problems(path).items,
-                          *[p for p in exc.problems]]) from None
+        head = Problems(path)
+        head.add(data.line_of("spec"), f"spec {spec_ref!r} cannot be used; fix the problems below "
+                                       "or name another spec")
+        raise InputError([*head.items, *exc.problems]) from None
 
     L = data.line_of
     goal = data.get("goal", "game")
@@ -243,7 +245,7 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
 
 
 def _flow(ids: tuple[str, ...] | list[str]) -> str:
-    return "[" + ", ".join(ids) + "]"
+    return "[" + ", ".join(yaml_scalar(i) for i in ids) + "]"
 
 
 def dump_position(pos: Position, title: str | None = None) -> str:
@@ -256,20 +258,20 @@ def dump_position(pos: Position, title: str | None = None) -> str:
     lines = [f"format: {POSITION_FORMAT}"]
     if title:
         lines.append(f"title: {json.dumps(title, ensure_ascii=False)}")
-    lines += [f"spec: {pos.spec_ref}", f"goal: {pos.goal}", "layout: |"]
+    lines += [f"spec: {yaml_scalar(pos.spec_ref)}", f"goal: {pos.goal}", "layout: |"]
     lines += ["  " + row for row in layout_text(cells).rstrip("\n").split("\n")]
     lines.append(f"spent: {_flow(sorted(pos.spent))}")
     lines.append(f"missions_done: {pos.missions_done}")
     if pos.completed:
         lines.append(f"completed: {_flow(pos.completed)}")
-    lines.append(f"mission: {pos.mission}")
+    lines.append(f"mission: {yaml_scalar(pos.mission)}")
     lines.append(f"hand: {_flow(pos.hand)}")
     lines.append(f"draw: {_flow(pos.draw)}")
     lines.append(f"discard: {_flow(pos.discard)}")
     if pos.current is None:
         lines.append("current: null")
     else:
-        card = pos.current.card if pos.current.card is not None else "null"
+        card = yaml_scalar(pos.current.card) if pos.current.card is not None else "null"
         lines.append(f"current: {{card: {card}, points: {pos.current.points}}}")
     extra = pos.rules.non_default()
     if extra:

@@ -24,7 +24,7 @@ from .grid import (
     grid_rows,
     parse_dirs,
 )
-from .yamlio import LineDict, LineList, load_yaml_file
+from .yamlio import LineDict, LineList, load_yaml_file, yaml_scalar
 
 SPEC_FORMAT = "rove-spec/1"
 ARROW_KINDS = ("standard", "short", "jump", "push")
@@ -193,15 +193,27 @@ class _SpecReader:
 
     def __init__(self) -> None:
         self.stack: list[Path] = []
+        #: codes of every module entry, read or not, so a bad module does not make
+        #: every pattern that names it look wrong too
+        self.declared_codes: set[str] = set()
+        self.declared_modules = 0
+        self.declared_cards = 0
+        self.bad_mtw = False
 
     def read(self, path: Path) -> Spec:
         data = load_yaml_file(path, "card spec (YAML)")
         probs = Problems(str(path))
         name, mtw, modules, cards = self._read_file(path, data, probs, top=True)
-        probs.raise_if_any()
+        if not isinstance(data, LineDict):
+            probs.raise_if_any()
+        # 0 when missions_to_win itself was bad (already reported): skip the count check
+        mtw_line = 0 if self.bad_mtw else data.line_of("missions_to_win")
         spec = Spec(name=name or path.stem, modules=tuple(m for m, _, _ in modules),
                     cards=tuple(c for c, _, _ in cards), missions_to_win=mtw, path=str(path))
-        _check_deck(spec, modules, cards, probs)
+        # Deck-wide checks run even when some entries were bad: they look only at the
+        # entries that were read, so every problem of the file is reported at once.
+        _check_deck(spec, modules, cards, probs, mtw_line, codes=self.declared_codes,
+                    n_modules=self.declared_modules, n_cards=self.declared_cards)
         probs.raise_if_any()
         return spec
 
@@ -229,6 +241,7 @@ class _SpecReader:
             probs.add(data.line_of("missions_to_win"),
                       f"missions_to_win is {mtw!r}; give a whole number of at least 1")
             mtw = DEFAULT_MISSIONS_TO_WIN
+            self.bad_mtw = self.bad_mtw or top
 
         includes = data.get("include", [])
         if isinstance(includes, str):
@@ -275,7 +288,15 @@ class _SpecReader:
             if not isinstance(items, LineList):
                 probs.add(data.line_of(key), f"'{key}' must be a list")
                 continue
+            if not items and top and not out:
+                probs.add(data.line_of(key), f"'{key}' is empty; list at least one")
             for i, item in enumerate(items):
+                if key == "cards":
+                    self.declared_cards += 1
+                if key == "modules":
+                    self.declared_modules += 1
+                    if isinstance(item, LineDict) and isinstance(item.get("code"), str):
+                        self.declared_codes.add(item["code"])
                 got = reader(item, items.line_of(i), probs)
                 if got is not None:
                     out.append((got, str(path), items.line_of(i)))
@@ -440,7 +461,8 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
 
 
 def _check_deck(spec: Spec, modules: list[tuple[Module, str, int]],
-                cards: list[tuple[Card, str, int]], probs: Problems) -> None:
+                cards: list[tuple[Card, str, int]], probs: Problems, mtw_line: int,
+                codes: set[str], n_modules: int, n_cards: int) -> None:
     """Checks across the whole deck: uniqueness, codes in patterns, matchable patterns."""
 
     def add(file: str, line: int, message: str) -> None:
@@ -461,17 +483,12 @@ def _check_deck(spec: Spec, modules: list[tuple[Module, str, int]],
             add(file, line, f"card id {c.id!r} is used twice (also at line {card_seen[c.id]}); "
                             "give each card its own id")
         card_seen[c.id] = line
-    if not modules:
-        add(spec.path or "", 1, "the spec has no modules; list at least one")
-    if not cards:
-        add(spec.path or "", 1, "the spec has no cards; list at least one")
-    if cards and spec.missions_to_win > len(cards):
-        add(spec.path or "", 1, f"missions_to_win is {spec.missions_to_win} but the deck has only "
-                                f"{len(cards)} cards; lower it or add cards")
-    codes = {m.code for m, _, _ in modules}
+    if n_cards and mtw_line and spec.missions_to_win > n_cards:
+        add(spec.path or "", mtw_line, f"missions_to_win is {spec.missions_to_win} but the deck has "
+                                       f"only {n_cards} cards; lower it or add cards")
     for c, file, line in cards:
         for what, pat in (("mission", c.mission.pattern), ("movement", c.movement.pattern)):
-            for problem in pattern_problems(pat, codes, len(modules)):
+            for problem in pattern_problems(pat, codes, n_modules):
                 add(file, line, f"card {c.id} {what} pattern {problem}")
 
 
@@ -509,12 +526,10 @@ def min_connectors(cells: set[Cell], forbidden: set[Cell], limit: int = 8) -> in
         return 0
 
     def gap_bound(group: set[Cell]) -> int:
-        # Cells still needed to reach the farthest cell not yet in the group.
-        worst = 0
-        for c in cells - group:
-            d = min(max(abs(c[0] - g[0]), abs(c[1] - g[1])) for g in group)
-            worst = max(worst, d - 1)
-        return worst
+        # Reaching even the nearest cell not yet joined needs (its distance - 1) cells;
+        # farther cells may join through pattern cells in between, so only the nearest counts.
+        return min(min(max(abs(c[0] - g[0]), abs(c[1] - g[1])) for g in group)
+                   for c in cells - group) - 1
 
     def grow(group: set[Cell]) -> set[Cell]:
         # Absorb every pattern cell adjacent to the group.
@@ -558,10 +573,6 @@ def _arrows_yaml(arrows: tuple[Arrow, ...]) -> str:
                            for a in arrows) + "]"
 
 
-def _quote(s: str) -> str:
-    import json
-
-    return json.dumps(s, ensure_ascii=False)
 
 
 def dump_spec(spec: Spec, schema: str | None = "rove-spec.schema.json") -> str:
@@ -569,16 +580,16 @@ def dump_spec(spec: Spec, schema: str | None = "rove-spec.schema.json") -> str:
     out: list[str] = []
     if schema:
         out.append(f"# yaml-language-server: $schema={schema}\n")
-    out.append(f"format: {SPEC_FORMAT}\nname: {_quote(spec.name)}\n")
+    out.append(f"format: {SPEC_FORMAT}\nname: {yaml_scalar(spec.name)}\n")
     out.append(f"missions_to_win: {spec.missions_to_win}\nmodules:\n")
     for m in spec.modules:
-        out.append(f"  - id: {m.id}\n    code: {m.code}\n    name: {_quote(m.name)}\n")
+        out.append(f"  - id: {yaml_scalar(m.id)}\n    code: {m.code}\n    name: {yaml_scalar(m.name)}\n")
         out.append(f"    ability: {m.ability}\n    arrows: {_arrows_yaml(m.arrows)}\n")
         if not m.spent_same:
             out.append(f"    spent_arrows: {_arrows_yaml(m.spent_arrows)}\n")
     out.append("cards:\n")
     for c in spec.cards:
-        out.append(f"  - id: {c.id}\n    mission:\n      title: {_quote(c.mission.title)}\n")
+        out.append(f"  - id: {yaml_scalar(c.id)}\n    mission:\n      title: {yaml_scalar(c.mission.title)}\n")
         out.append("      pattern: |\n" + _block(c.mission.pattern.text(), "        "))
         mv = c.movement
         out.append(f"    movement:\n      points: {mv.points}\n      bonus: {mv.bonus}\n")

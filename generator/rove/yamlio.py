@@ -6,6 +6,8 @@ we build (``LineDict``/``LineList``) so validation can say which line is wrong.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,17 @@ def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> LineList:
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./-]*$")
+
+
+def yaml_scalar(s: str) -> str:
+    """A string as a YAML scalar that reads back as the same string: plain when that is
+    unambiguous (``c01``, ``standard``), JSON-quoted otherwise (``"01"``, ``"on"``, ``"a #b"``)."""
+    if _PLAIN.match(s) and yaml.safe_load(s) == s:
+        return s
+    return json.dumps(s, ensure_ascii=False)
 
 
 def load_yaml_text(text: str, path: str) -> Any:
