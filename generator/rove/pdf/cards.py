@@ -16,7 +16,8 @@ Layouts
     middle. Folding along it puts each back behind its front, the right way up. A landscape
     page was chosen over a portrait one because it holds more cards: poker and bridge cards
     go 2x2 per half (4 cards a page instead of 3 on a portrait page folded across), mini cards
-    3x3. The fold line stays 4 mm from the nearest card so the fold never cuts into one.
+    3x3 per half on A4 and 2x3 on Letter. The fold line stays 4 mm from the nearest card so
+    the fold never cuts into one.
 ``fronts``
     Only the fronts, on portrait pages (for card backs made another way, or a quick test print).
 
@@ -25,7 +26,8 @@ Geometry
 Nine poker or bridge cards a page (3x3), centred, at the default 0 mm bleed on A4 and Letter;
 mini cards fill as many as fit (4x4 on both). A bleed of *b* mm widens every card's printed
 area by *b* on each side, so neighbouring cards sit 2*b* apart; when 3x3 then no longer fits
-within a 4 mm page margin the grid drops a column or row (A4 poker with 3 mm bleed: 2x3).
+within a 4 mm page margin the grid drops a column or row (poker with 3 mm bleed: 2x3 on A4,
+2x2 on Letter).
 Crop marks sit in the page margins, on the extension of every trim line (never on the bleed
 edge), on every page; with no bleed each card also gets a hairline cut outline. A short
 registration note with the printer settings goes in a margin of the first page.
@@ -89,6 +91,16 @@ MOVEMENT_ACCENT = Color(0.42, 0.26, 0.08)
 MOVEMENT_BG = Color(0.970, 0.940, 0.890)
 CUT_LINE = Color(0.55, 0.55, 0.55)
 NOTE_INK = Color(0.25, 0.25, 0.25)
+
+#: The ability as printed on a module card: short enough for three lines at 7 pt or more.
+ABILITY_TEXT: dict[str, str] = {
+    "brain": "Move another module to a cell next to Brain.",
+    "coil": "Move Coil to any cell where the group stays whole.",
+    "gripper": "Use the ability of a module next to Gripper (even a spent one).",
+    "laser": "Swap any two modules.",
+    "motor": "Shift any module one cell in any direction.",
+    "sensor": "Draw a card if you hold fewer than 5.",
+}
 
 
 @dataclass(frozen=True)
@@ -361,7 +373,7 @@ def _draw_fold_line(c: Canvas, page: SheetPage) -> None:
 @dataclass(frozen=True)
 class _NoteBox:
     rect: Rect
-    vertical: bool  # text runs bottom-to-top (left and right margins)
+    vertical: bool  # text runs bottom-to-top (left margin)
 
 
 def _note_boxes(page: SheetPage) -> list[_NoteBox]:
@@ -372,7 +384,7 @@ def _note_boxes(page: SheetPage) -> list[_NoteBox]:
     xs = sorted([*page.crop_xs, *([page.fold_x] if page.fold_x is not None else [])])
     ys = sorted(page.crop_ys)
 
-    def widest(cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
+    def widest(cuts: list[float], lo: float, hi: float, pad: float = pad) -> tuple[float, float]:
         bounds = [lo, *[v for v in cuts if lo < v < hi], hi]
         pairs = [(bounds[i] + pad, bounds[i + 1] - pad) for i in range(len(bounds) - 1)]
         return max(pairs, key=lambda p: p[1] - p[0])
@@ -380,7 +392,8 @@ def _note_boxes(page: SheetPage) -> list[_NoteBox]:
     gx0, gx1 = widest(xs, safe, pw - safe)
     gy0, gy1 = widest(ys, safe, ph - safe)
     # Beyond the marks only the fold line (which runs the page's full height) is in the way.
-    bx0, bx1 = widest([page.fold_x] if page.fold_x is not None else [], safe, pw - safe)
+    # (4 mm each side keeps the note clear of the line's "fold" label too.)
+    bx0, bx1 = widest([page.fold_x] if page.fold_x is not None else [], safe, pw - safe, 4 * MM)
     boxes = [
         _NoteBox(Rect(bx0, safe, bx1 - bx0, a.y - reach - safe), False),  # bottom, beyond marks
         _NoteBox(Rect(gx0, safe, gx1 - gx0, a.y - pad - safe), False),  # bottom, between marks
@@ -394,33 +407,35 @@ def _note_boxes(page: SheetPage) -> list[_NoteBox]:
 
 def _draw_note(c: Canvas, page: SheetPage, text: str) -> None:
     """The registration note in the margin box where it fits at the largest size."""
-    best: tuple[float, int, _NoteBox, list[str]] | None = None
+    best: tuple[float, _NoteBox, list[str]] | None = None
     leading = 1.2
-    for i, bx in enumerate(_note_boxes(page)):
+    for bx in _note_boxes(page):
         along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
         size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
         fits = len(lines) * size * leading <= across + 1e-6 and all(
             text_width(line, FONT, size) <= along + 1e-6 for line in lines)
         if fits and (best is None or size > best[0]):
-            best = (size, i, bx, lines)
+            best = (size, bx, lines)
     if best is None:
         return
-    size, _, bx, lines = best
+    size, bx, lines = best
     r = bx.rect
     c.saveState()
     c.setFillColor(NOTE_INK)
     c.setFont(FONT, size)
+    # Work in the box's own frame: x along the lines, y across them (page-left when vertical).
     if bx.vertical:
         c.translate(r.right, r.y)
         c.rotate(90)
-        x0, top = 0.0, 0.0
-        x0 = (r.h - max(text_width(line, FONT, size) for line in lines)) / 2
+        along, across = r.h, r.w
     else:
-        c.translate(r.x, r.top)
-        x0 = (r.w - max(text_width(line, FONT, size) for line in lines)) / 2
-    top = -size
+        c.translate(r.x, r.y)
+        along, across = r.w, r.h
+    block = len(lines) * size * leading
+    x0 = (along - max(text_width(line, FONT, size) for line in lines)) / 2
+    first = across - (across - block) / 2 - size
     for k, line in enumerate(lines):
-        c.drawString(x0, top - k * size * leading, line)
+        c.drawString(x0, first - k * size * leading, line)
     c.restoreState()
 
 
@@ -586,23 +601,19 @@ def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> No
         c.drawString(bx + 8, by + bh - 15 - size - i * size * 1.2, line)
 
 
-ABILITY_TEXT: dict[str, str] = {
-    "brain": "Move another module to a cell next to Brain.",
-    "coil": "Move Coil to any cell where the group stays whole.",
-    "gripper": "Use the ability of a module next to Gripper (even a spent one).",
-    "laser": "Swap any two modules.",
-    "motor": "Shift any module one cell in any direction.",
-    "sensor": "Draw a card if you hold fewer than 5.",
-}
-
-
 def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> float:
     """A slim top band with the side's name and the card id; returns its height."""
     height = 22.0
     _band(c, box, height, accent)
     c.setFillColor(white)
-    c.setFont(FONT_BOLD, 8)
-    c.drawString(12, box.H - 14.5, " ".join(label))  # letter-spaced caps
+    c.saveState()  # character spacing is graphics state: keep it to this label
+    t = c.beginText(12, box.H - 14.5)
+    t.setFont(FONT_BOLD, 8)
+    t.setCharSpace(2.2)  # letter-spaced caps that still extract as one word
+    t.textOut(label)
+    c.drawText(t)
+    c.restoreState()
+    c.setFillColor(white)
     c.setFont(FONT, 7.5)
     c.drawRightString(box.W - 12, box.H - 14.5, card_id)
     return height
@@ -717,10 +728,13 @@ def _paint_movement(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> 
     c.restoreState()
 
     panel_top = cy - r - 8
-    panel_y = by + bonus_h + 6
-    _panel(c, 10, panel_y, content_w - 18, panel_top - panel_y, MOVEMENT_ACCENT)
-    draw_pattern(c, mv.pattern, 10 + (content_w - 18) / 2, (panel_top + panel_y) / 2,
+    panel_w = content_w - 18
+    legend_h = legend_height(mv.pattern, names, panel_w, 6.5)
+    panel_y = by + bonus_h + 4 + legend_h + 2
+    _panel(c, 10, panel_y, panel_w, panel_top - panel_y, MOVEMENT_ACCENT)
+    draw_pattern(c, mv.pattern, 10 + panel_w / 2, (panel_top + panel_y) / 2,
                  content_w - 34, panel_top - panel_y - 14, max_cell=30, named_fill=INK)
+    draw_legend(c, mv.pattern, names, 10 + panel_w / 2, panel_y - 1, panel_w, 6.5)
 
 
 _PAINTERS: dict[str, Callable[[Canvas, _Box, Face, dict[str, str]], None]] = {
@@ -736,7 +750,8 @@ _PAINTERS: dict[str, Callable[[Canvas, _Box, Face, dict[str, str]], None]] = {
 
 def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str) -> Canvas:
     register_fonts()
-    c = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1)
+    c = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=FONT,
+               initialFontSize=8)
     c.setTitle(f"{spec.name} - {what}")
     c.setAuthor("rove")
     c.setSubject(f"ROVE card spec '{spec.name}'")

@@ -13,6 +13,7 @@ Every plan is replayed through the rules engine before it is returned.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import time
@@ -73,6 +74,14 @@ class Heuristic:
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
         self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
         self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
+        pushes = tuple(sorted({off for j in range(deck.n) for side in deck.move_dirs[j]
+                               for kind, off, _ in side if kind == "push"}))
+        # per module: [distances while active (it may flip first), distances while spent]
+        self.dist = []
+        for i in range(deck.n):
+            active, spent = (_move_distances(deck.move_dirs[i][side], pushes) for side in (0, 1))
+            merged = {k: min(v, spent.get(k, v)) for k, v in active.items()}
+            self.dist.append([merged, spent])
 
     def abilities_left(self, spent: int) -> tuple[int, int]:
         """(uses that can fill a cell, uses that can change the layout at all)."""
@@ -138,11 +147,42 @@ class Heuristic:
                         wrong = 1
                         break
                 need = max(holes - fill, blocks - fill, wrong - anyuse)
+                if need < best and not anyuse and need > 0:
+                    need = max(need, self._distance_bound(s, base, occ_offs, named, occ))
                 if need < best:
                     best = need
                     if best <= 0:
                         return 0
         return best
+
+    def _distance_bound(self, s: State, base: int, occ_offs: tuple[int, ...],
+                        named: tuple[tuple[int, int], ...], occ: set[int]) -> int:
+        """With no ability left to relocate modules, each unfilled cell needs a module that
+        can get there, and the named module must travel to its cell: each takes at least
+        its own (obstacle-free) move distance."""
+        cells = s.cells
+        tables = [self.dist[i][s.spent >> i & 1] for i in range(len(cells))]
+        bound = 0
+        for off in occ_offs:
+            target = base + off
+            if target in occ:
+                continue
+            d = 99
+            for tab, c in zip(tables, cells):
+                e = tab.get(target - c, 1)
+                if e < d:
+                    d = e
+                    if d <= bound:
+                        break
+            if d > bound:
+                bound = d
+        for m, off in named:
+            target = base + off
+            if cells[m] != target:
+                d = tables[m].get(target - cells[m], 1)
+                if d > bound:
+                    bound = d
+        return bound
 
     def points_obtainable(self, s: State) -> int:
         """An upper bound on the points this state can still get for this mission."""
@@ -153,6 +193,43 @@ class Heuristic:
         if draws and (s.draw or s.discard):
             total += draws * self.max_bonus
         return total
+
+
+_RADIUS = 10
+
+
+@functools.lru_cache(maxsize=256)
+def _move_distances(arrows: tuple[tuple[str, int, str], ...], pushes: tuple[int, ...],
+                    ) -> dict[int, int]:
+    """Fewest moves that carry a module with these arrows by each offset on an empty grid:
+    its own arrows (standard and jump any distance, short and push one cell; a jump needs
+    two or more) plus one-cell pushes in any direction some module can push.  Obstacles
+    and connectivity only make real paths longer, so these are lower bounds.  (A module
+    cannot push itself, but counting its own push direction as a push only lowers the
+    bound.)  Offsets beyond the table's radius count as 1."""
+    steps: set[int] = set(pushes)
+    for kind, off, _ in arrows:
+        if kind in ("short", "push"):
+            steps.add(off)
+        else:
+            for k in range(2 if kind == "jump" else 1, 2 * _RADIUS + 1):
+                steps.add(off * k)
+    dist = {0: 0}
+    frontier = [0]
+    while frontier:
+        nxt = []
+        for c in frontier:
+            for st in steps:
+                d = c + st
+                if d in dist:
+                    continue
+                x, y = unpack(d)
+                if abs(x) > _RADIUS or abs(y) > _RADIUS:
+                    continue
+                dist[d] = dist[c] + 1
+                nxt.append(d)
+        frontier = nxt
+    return dist
 
 
 def canonical_key(s: State, keep_piles: bool) -> tuple:
