@@ -92,9 +92,10 @@ class Action:
                    "ability": {"act", "module", "via", "swap", "target", "dir", "to"}}
         if act not in allowed:
             raise ValueError(f"'act' is {act!r}; use play, move or ability")
+        what = f"{'an' if act == 'ability' else 'a'} {act} action"
         extra = set(obj) - allowed[act]
         if extra:
-            raise ValueError(f"unknown key(s) {', '.join(sorted(extra))} in a {act} action")
+            raise ValueError(f"unknown key(s) {', '.join(sorted(extra))} in {what}")
         if act == "play":
             card, bonus = obj.get("card"), obj.get("bonus")
             if not isinstance(card, str):
@@ -104,7 +105,7 @@ class Action:
             return cls.play(card, bonus)
         module = obj.get("module")
         if not isinstance(module, str):
-            raise ValueError(f"a {act} action needs 'module': a module code")
+            raise ValueError(f"{what} needs 'module': a module code")
         if act == "move":
             d, k = obj.get("dir"), obj.get("dist")
             if d not in DIRECTION_BY_NAME:
@@ -173,7 +174,7 @@ class Action:
         module = words[0]
         rest = words[1:]
         if len(rest) == 1:
-            m = re.fullmatch(r"(NE|NW|SE|SW|N|E|S|W)(\d+)", rest[0])
+            m = re.fullmatch(r"(NE|NW|SE|SW|N|E|S|W)([1-9]\d*)", rest[0])
             if m:
                 return cls.move(module, m.group(1), int(m.group(2)))
         via = None
@@ -231,7 +232,8 @@ def load_plan(path: Path) -> list[Action]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError.single(str(path), exc.lineno, f"JSON syntax: {exc.msg}") from None
-        if isinstance(data, dict) and isinstance(data.get("plan"), list):
+        in_object = isinstance(data, dict) and isinstance(data.get("plan"), list)
+        if in_object:
             data = data["plan"]
         if not isinstance(data, list):
             raise InputError.single(str(path), 1, "a plan is a JSON list of action objects")
@@ -240,7 +242,8 @@ def load_plan(path: Path) -> list[Action]:
             try:
                 out.append(Action.from_json(obj))
             except ValueError as exc:
-                raise InputError.single(str(path), None, f"action {i}: {exc}") from None
+                raise InputError.single(str(path), _json_item_line(text, i, in_object),
+                                        f"action {i}: {exc}") from None
         return out
     out = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -251,3 +254,16 @@ def load_plan(path: Path) -> list[Action]:
             except ValueError as exc:
                 raise InputError.single(str(path), n, str(exc)) from None
     return out
+
+
+def _json_item_line(text: str, i: int, in_object: bool) -> int | None:
+    """The line of item ``i`` of a plan's JSON list (JSON is YAML, whose loader keeps lines)."""
+    from .yamlio import LineDict, LineList, load_yaml_text
+
+    try:
+        data = load_yaml_text(text, "<plan>")
+        if in_object and isinstance(data, LineDict):
+            data = data["plan"]
+        return data.line_of(i) if isinstance(data, LineList) else None
+    except (InputError, KeyError):
+        return None

@@ -360,6 +360,8 @@ def ability_result(deck: Deck, cells: tuple[int, ...], actor: int, action: Actio
         if action.target is None or action.dir is None or action.swap or action.to:
             raise IllegalAction(f"{code}'s ability is a shift: '{code} shift X DIR'")
         t = module_arg(action.target, "a target")
+        if action.dir not in DIR_OFFSET:
+            raise IllegalAction(f"{action.dir!r} is not a direction; use N NE E SE S SW W NW")
         land = cells[t] + DIR_OFFSET[action.dir]
         if land in cells:
             raise IllegalAction(f"shift {action.target} {action.dir} lands on "
@@ -507,8 +509,9 @@ def apply(deck: Deck, s: State, a: Action) -> State:
         return check_mission(deck, _play(deck, s, a))
     if a.act == "move":
         i = _module(deck, a.module)
-        if a.dir is None or a.dist is None:
-            raise IllegalAction("a move needs a direction and a distance")
+        if a.dir not in DIR_OFFSET or not isinstance(a.dist, int) or a.dist < 1:
+            raise IllegalAction("a move needs a direction (N NE E SE S SW W NW) and a "
+                                "distance of at least 1")
         if s.points < 1:
             raise IllegalAction(f"{a.module} {a.dir}{a.dist}: no movement points; play a card first")
         cells = move_result(deck, s.cells, s.spent, i, a.dir, a.dist)
@@ -589,8 +592,11 @@ def ability_uses(deck: Deck, s: State, include_noops: bool = False,
     """Every legal ability use and the state right after it (before the mission check).
 
     No-ops (nothing changes but a flip that does not change arrows) are skipped unless
-    ``include_noops``."""
+    ``include_noops``, or unless the current mission matches and waits for the next
+    action (``auto_complete_on_reveal: false``): then even a no-op completes it."""
     cells = s.cells
+    if not include_noops and not deck.rules.auto_complete_on_reveal and s.mission >= 0:
+        include_noops = deck.mission_pat[s.mission].matches(cells)
     for g in range(deck.n):
         if s.spent >> g & 1:
             continue
