@@ -255,11 +255,15 @@ def _useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
     return out
 
 
-def solve_mission(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
+def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
+                  ) -> tuple[list[Action] | None, int]:
     """A* for the cheapest plan that completes the current mission.
 
-    Returns (plan or None when proven impossible, nodes expanded); raises Limit.
+    With ``max_points`` only plans spending at most that many points count (None: a
+    proof that no such plan exists).  Returns (plan or None when proven impossible,
+    nodes expanded); raises Limit.
     """
+    cap = float("inf") if max_points is None else max_points
     if start.status in (GOAL, WON):
         return [], 0
     if start.status != PLAYING:
@@ -268,7 +272,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget) -> tuple[list[Action
     may_draw = bool(h.sensors) and any(not start.spent >> i & 1 for i in h.sensors + h.grippers)
     counter = itertools.count()
     h0 = h.points_needed(start)
-    if h0 > h.points_obtainable(start):
+    if h0 > h.points_obtainable(start) or h0 > cap:
         return None, 0
     open_: list = [((h0, 0, 0), -0, next(counter), start, (0, 0, 0))]
     parents: dict[tuple, tuple[tuple | None, Action | None]] = {}
@@ -293,7 +297,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget) -> tuple[list[Action
         for a, s2 in _useful_successors(deck, s):
             g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
             if s2.status == GOAL or s2.status == WON:
-                if incumbent is None or g2 < incumbent:
+                if g2[0] <= cap and (incumbent is None or g2 < incumbent):
                     incumbent, goal_parent, goal_action = g2, key, a
                 continue
             if s2.status != PLAYING:
@@ -306,7 +310,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget) -> tuple[list[Action
             if h2 > h.points_obtainable(s2):
                 continue
             f2 = (g2[0] + h2, g2[1], g2[2])
-            if incumbent is not None and f2 >= incumbent:
+            if f2[0] > cap or (incumbent is not None and f2 >= incumbent):
                 continue
             best_g[k2] = g2
             parents[k2] = (key, a)
