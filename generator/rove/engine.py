@@ -22,6 +22,7 @@ millions of layouts; ``pack``/``unpack`` convert at the edges.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import functools
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -219,6 +220,37 @@ def valid(cells: tuple[int, ...]) -> bool:
     return not todo
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def relocation_cells(cells: tuple[int, ...], t: int) -> frozenset[int]:
+    """The empty cells where module t alone may be put with the layout staying valid.
+
+    Generation's fast path (``apply`` checks with ``valid``; the property tests hold the
+    two to the same answers): the new cell must touch every group the other modules
+    form without t, so it is the intersection of the groups' neighbourhoods."""
+    if len(cells) == 1:  # alone on the grid: anywhere is valid; generation stops at 2 cells
+        return frozenset(cells[0] + o * k for o in NB for k in (1, 2))
+    todo = set(cells[:t] + cells[t + 1:])
+    result: set[int] | None = None
+    while todo:
+        # one group of the others, and the cells around it
+        start = todo.pop()
+        stack = [start]
+        around: set[int] = set()
+        while stack:
+            c = stack.pop()
+            for o in NB:
+                d = c + o
+                around.add(d)
+                if d in todo:
+                    todo.discard(d)
+                    stack.append(d)
+        result = around if result is None else result & around
+    if result is None:
+        return frozenset()
+    result.difference_update(cells)
+    return frozenset(result)
+
+
 def _moved(cells: tuple[int, ...], i: int, to: int) -> tuple[int, ...]:
     return cells[:i] + (to,) + cells[i + 1:]
 
@@ -303,6 +335,7 @@ def module_moves(deck: Deck, cells: tuple[int, ...], spent: int,
         y0, y1 = min(y for _, y in others) - 1, max(y for _, y in others) + 1
     else:
         x0, x1, y0, y1 = sx - 2, sx + 2, sy - 2, sy + 2
+    reloc = relocation_cells(cells, i)
     seen: set[tuple[int, int]] = set()
     for kind, off, name in deck.move_dirs[i][side]:
         d = DIRECTION_BY_NAME[name]
@@ -311,7 +344,9 @@ def module_moves(deck: Deck, cells: tuple[int, ...], spent: int,
         while k <= last and x0 <= sx + d.dx * k <= x1 and y0 <= sy + d.dy * k <= y1:
             if (off, k) not in seen:
                 got = _arrow_result(cells, occ, i, kind, off, k)
-                if not isinstance(got, str) and valid(got):
+                # one module moved: its landing decides; a push that moved a chain: check all
+                pushed = kind == "push" and cells[i] + off in occ
+                if not isinstance(got, str) and (valid(got) if pushed else got[i] in reloc):
                     seen.add((off, k))
                     yield name, k, got
             k += 1
@@ -410,31 +445,24 @@ def layout_abilities(deck: Deck, cells: tuple[int, ...], actor: int,
                 new[a], new[b] = cells[b], cells[a]
                 yield Action.ability(codes[actor], swap=(codes[a], codes[b])), tuple(new)
     elif ability == "motor":
-        occ = set(cells)
         for t in range(n):
+            reloc = relocation_cells(cells, t)
             for off, name in zip(NB, DIR_NAMES):
                 land = cells[t] + off
-                if land in occ:
-                    continue
-                new = _moved(cells, t, land)
-                if valid(new):
-                    yield Action.ability(codes[actor], target=codes[t], dir=name), new
+                if land in reloc:
+                    yield Action.ability(codes[actor], target=codes[t], dir=name), _moved(cells, t, land)
     elif ability == "brain":
         for t in range(n):
             if t == actor:
                 continue
+            reloc = relocation_cells(cells, t)
             for land in brain_cells(cells, actor, t):
-                new = _moved(cells, t, land)
-                if valid(new):
-                    yield Action.ability(codes[actor], target=codes[t], to=unpack(land)), new
+                if land in reloc or land == cells[t]:
+                    yield (Action.ability(codes[actor], target=codes[t], to=unpack(land)),
+                           _moved(cells, t, land))
     elif ability == "coil":
-        occ = set(cells)
-        others = [c for j, c in enumerate(cells) if j != actor]
-        cands = sorted({c + o for c in others for o in NB} - occ)
-        for land in cands:
-            new = _moved(cells, actor, land)
-            if valid(new):
-                yield Action.ability(codes[actor], to=unpack(land)), new
+        for land in sorted(relocation_cells(cells, actor)):
+            yield Action.ability(codes[actor], to=unpack(land)), _moved(cells, actor, land)
 
 
 # --------------------------------------------------------------------------- card flow

@@ -71,6 +71,7 @@ class Heuristic:
         self.deck = deck
         self._ability_counts: dict[int, tuple[int, int]] = {}
         self._pats: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], int]] = {}
+        self._memo: dict[tuple[tuple[int, ...], int, int], int] = {}
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
         self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
         self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
@@ -116,8 +117,18 @@ class Heuristic:
         return got
 
     def points_needed(self, s: State) -> int:
+        """Memoised by (cells, spent, mission): card plays and draws leave it unchanged."""
         if s.mission < 0:
             return 0
+        key = (s.cells, s.spent, s.mission)
+        got = self._memo.get(key)
+        if got is None:
+            if len(self._memo) > 1_000_000:
+                self._memo.clear()
+            got = self._memo[key] = self._points_needed(s)
+        return got
+
+    def _points_needed(self, s: State) -> int:
         occ_offs, empties, named, size = self._pattern(s.mission)
         fill, anyuse = self.abilities_left(s.spent)
         cells = s.cells
