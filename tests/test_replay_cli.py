@@ -63,8 +63,8 @@ def test_legal_plan(files: Path, plan: str) -> None:
     after = lines[lines.index("step 1: G SW1") + 1:]
     assert after[:3] == ["    B L S", "    C . M", "    G"]  # the layout grid after the step
     assert "mission: goal; done: 1" in out
-    assert lines[-1] == ("all 2 steps legal; goal reached; 1 point(s) spent, 1 card(s) played, "
-                         "1 mission(s) completed")
+    assert lines[-1] == ("all 2 steps legal; goal reached; 1 point spent, 1 card played, "
+                         "1 mission completed")
 
 
 def test_legal_plan_json(files: Path) -> None:

@@ -55,6 +55,10 @@ def handles_input_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def plural(n: int | None, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def write_output(path: Path, data: bytes | str) -> None:
     """Write a whole file at once (via a temporary file) so nothing half-written is left."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,8 +189,8 @@ def solve(
                    f"{result.seconds:.2f} s, {result.nodes} nodes)")
         if result.plan is not None:
             opt = "optimal" if result.optimal else "not proven optimal"
-            typer.echo(f"{result.points} point(s), {result.cards} card(s), "
-                       f"{result.abilities} abilit(y/ies); {opt}")
+            typer.echo(f"{plural(result.points, 'point')}, {plural(result.cards, 'card')}, "
+                       f"{plural(result.abilities, 'ability', 'abilities')}; {opt}")
             r = run_replay(pos, list(result.plan))
             for i, (a, s) in enumerate(zip(result.plan, r.states)):
                 typer.echo(f"step {i}: {a}")
@@ -227,10 +231,10 @@ def replay(
             i, why = r.first_illegal
             typer.echo(f"step {i}: {actions[i]}: illegal: {why}")
         else:
-            typer.echo(f"all {len(actions)} steps legal; goal "
+            typer.echo(f"all {plural(len(actions), 'step')} legal; goal "
                        f"{'reached' if r.goal_reached else 'not reached'}; "
-                       f"{r.points_spent} point(s) spent, {r.cards_played} card(s) played, "
-                       f"{r.missions_completed} mission(s) completed")
+                       f"{plural(r.points_spent, 'point')} spent, {plural(r.cards_played, 'card')} "
+                       f"played, {plural(r.missions_completed, 'mission')} completed")
     raise typer.Exit(EXIT_OK if r.legal else EXIT_FAIL)
 
 
