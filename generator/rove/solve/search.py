@@ -268,6 +268,12 @@ def _useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
 
 def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
                   ) -> tuple[list[Action] | None, int]:
+    plan, _, nodes = solve_mission_state(deck, start, budget, max_points)
+    return plan, nodes
+
+
+def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
+                        ) -> tuple[list[Action] | None, State | None, int]:
     """A* for the cheapest plan that completes the current mission.
 
     With ``max_points`` only plans spending at most that many points count (None: a
@@ -276,15 +282,16 @@ def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | No
     """
     cap = float("inf") if max_points is None else max_points
     if start.status in (GOAL, WON):
-        return [], 0
+        return [], start, 0
     if start.status != PLAYING:
-        return None, 0
+        return None, None, 0
+    done0 = start.done
     h = Heuristic(deck)
     may_draw = bool(h.sensors) and any(not start.spent >> i & 1 for i in h.sensors + h.grippers)
     counter = itertools.count()
     h0 = h.points_needed(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
-        return None, 0
+        return None, None, 0
     open_: list = [((h0, 0, 0), -0, next(counter), start, (0, 0, 0))]
     parents: dict[tuple, tuple[tuple | None, Action | None]] = {}
     best_g: dict[tuple, tuple[int, int, int]] = {}
@@ -295,6 +302,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | No
     goal_key: tuple | None = None
     goal_parent: tuple | None = None
     goal_action: Action | None = None
+    goal_state: State | None = None
     expanded = 0
     while open_:
         f, _, _, s, g = heapq.heappop(open_)
@@ -307,9 +315,10 @@ def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | No
         expanded += 1
         for a, s2 in _useful_successors(deck, s):
             g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
-            if s2.status == GOAL or s2.status == WON:
+            if s2.status == GOAL or s2.status == WON or s2.done > done0:
+                # the mission is complete (in a whole game: the next one is revealed)
                 if g2[0] <= cap and (incumbent is None or g2 < incumbent):
-                    incumbent, goal_parent, goal_action = g2, key, a
+                    incumbent, goal_parent, goal_action, goal_state = g2, key, a, s2
                 continue
             if s2.status != PLAYING:
                 continue
@@ -327,7 +336,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | No
             parents[k2] = (key, a)
             heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2))
     if incumbent is None:
-        return None, expanded
+        return None, None, expanded
     plan: list[Action] = [goal_action]  # type: ignore[list-item]
     k = goal_parent
     while k is not None:
@@ -336,7 +345,7 @@ def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | No
             plan.append(a)
         k = pk
     plan.reverse()
-    return plan, expanded
+    return plan, goal_state, expanded
 
 
 def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
