@@ -1,15 +1,24 @@
-"""Whole-deal winnability: depth-first search with a transposition table.
+"""Whole-deal winnability: exact depth-first search with transposition tables.
 
-"Thoughtful" in the solitaire-solver sense: the whole draw order is known.  The
-search goes depth first through every legal action, trying first the actions that
-complete the mission and then those that bring the layout closer to it, so a win
-is usually found along the first lines tried.  A deal is ``unsolvable`` only when
-every line was exhausted: states already shown to lose (stored by a canonical key)
-are not searched again, and a state whose mission needs more points than the
-cards in reach can still pay is cut at once.
+"Thoughtful" in the solitaire-solver sense: the whole draw order is known.  Two
+exact searches run as a portfolio:
 
-With ``optimal`` the search becomes branch and bound on points spent: after each
-win it looks again for a win that spends fewer points, until none is left.
+1. a short greedy dive through every legal action, completing actions first and
+   then those that bring the layout closest to the mission; it finds most wins in a
+   few hundred nodes;
+2. mission by mission, iterative deepening on the points spent on the current
+   mission, so the cheapest completions (which keep cards, points and abilities for
+   later missions) are tried first; the last depth is every point the state can
+   still obtain for the mission, so exhausting it is a proof.
+
+States shown to lose are stored by a canonical key (layout up to translation, spent
+set, hand as a set, current card and points, pile orders, missions done) with the
+points allowance they lost under, and a state whose mission needs more points than
+the cards in reach can pay is cut at once.  A deal is ``unsolvable`` only when a
+search was exhausted; a limit gives ``unknown``.
+
+With ``optimal`` the search is branch and bound on points spent: after each win it
+looks again for a win that spends fewer points, until none is left.
 """
 
 from __future__ import annotations
@@ -19,9 +28,10 @@ from collections.abc import Callable
 
 from ..actions import Action
 from ..engine import PLAYING, WON, Deck, State
-from .search import Budget, Heuristic, _useful_successors, canonical_key
+from .search import Budget, Heuristic, Limit, _useful_successors, canonical_key
 
 INF = 1 << 30
+GREEDY_NODES = 2000
 
 
 class _GameSearch:
@@ -31,9 +41,69 @@ class _GameSearch:
         self.h = Heuristic(deck)
         #: canonical key -> the largest points allowance under which the state was shown to lose
         self.lost: dict[tuple, int] = {}
+        #: first states of missions shown to lose whatever is spent on the mission
+        self.lost_start: set[tuple] = set()
         self.progress = progress
         self.best_done = -1
 
+    # ------------------------------------------------------------------ deciding
+    def win_from(self, s: State) -> list[Action] | None:
+        """A winning plan from the first state of a mission, or None when none exists.
+
+        The mission is tried with a growing cap on the points spent on it (iterative
+        deepening), so the cheapest completions, which keep cards and points for the
+        missions after it, are tried first.  The last cap is all the points the
+        state can still obtain for this mission, so a None is a proof."""
+        if s.status == WON:
+            return []
+        if s.status != PLAYING:
+            return None
+        key = canonical_key(s, True)
+        if key in self.lost_start:
+            return None
+        if s.done > self.best_done:
+            self.best_done = s.done
+            if self.progress:
+                self.progress(s.done)
+        need = self.h.points_needed(s)
+        for cap in range(need, self.h.points_obtainable(s) + 1):
+            plan = self.mission(s, cap)
+            if plan is not None:
+                return plan
+        self.lost_start.add(key)
+        return None
+
+    def mission(self, s: State, cap: int) -> list[Action] | None:
+        """A winning plan that spends at most ``cap`` points before this mission completes."""
+        key = canonical_key(s, True)
+        if self.lost.get(key, -1) >= cap:
+            return None
+        self.budget.tick()
+        children = []
+        for a, s2 in _useful_successors(self.deck, s):
+            cost = a.act == "move"
+            if cost > cap:
+                continue
+            if s2.status == WON:
+                return [a]
+            if s2.status != PLAYING:
+                continue
+            if s2.done > s.done:
+                children.append((0, 0, False, False, len(children), a, s2, cost))
+                continue
+            need = self.h.points_needed(s2)
+            if need > cap - cost or need > self.h.points_obtainable(s2):
+                continue
+            children.append((1, need, a.act == "ability", a.act == "play", len(children), a, s2, cost))
+        children.sort(key=lambda c: c[:5])
+        for *_, a, s2, cost in children:
+            sub = self.win_from(s2) if s2.done > s.done else self.mission(s2, cap - cost)
+            if sub is not None:
+                return [a, *sub]
+        self.lost[key] = cap
+        return None
+
+    # ------------------------------------------------------------------ optimal
     def run(self, s: State, allowance: int) -> list[Action] | None:
         """A winning plan from ``s`` spending at most ``allowance`` points, or None."""
         if s.status == WON:
@@ -78,8 +148,22 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
     sys.setrecursionlimit(max(old, 20000))
     try:
         search = _GameSearch(deck, budget, progress)
+        if not optimal:
+            # A portfolio of two exact searches: a short greedy dive (finds most wins in
+            # a few hundred nodes), then the mission-by-mission deepening search, which
+            # saves resources and proves losses.  Either one's None is a proof.
+            quick = Budget(budget.deadline, min(budget.max_nodes, GREEDY_NODES))
+            try:
+                plan = _GameSearch(deck, quick, progress).run(start, INF)
+                budget.nodes += quick.nodes
+                return plan, budget.nodes
+            except Limit:
+                budget.nodes += quick.nodes
+                if budget.nodes >= budget.max_nodes:
+                    raise
+            return search.win_from(start), budget.nodes
         plan = search.run(start, INF)
-        if plan is None or not optimal:
+        if plan is None:
             return plan, budget.nodes
         while True:
             spent = sum(a.act == "move" for a in plan)
