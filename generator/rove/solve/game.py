@@ -24,6 +24,7 @@ looks again for a win that spends fewer points, until none is left.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 
 from ..actions import Action
@@ -31,7 +32,8 @@ from ..engine import PLAYING, WON, Deck, State
 from .search import Budget, Heuristic, Limit, _useful_successors, canonical_key
 
 INF = 1 << 30
-GREEDY_NODES = 2000
+GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
+GREEDY_SHARE = 0.25  # and this share of the time and node limits
 
 
 class _GameSearch:
@@ -51,9 +53,10 @@ class _GameSearch:
         """A winning plan from the first state of a mission, or None when none exists.
 
         The mission is tried with a growing cap on the points spent on it (iterative
-        deepening), so the cheapest completions, which keep cards and points for the
-        missions after it, are tried first.  The last cap is all the points the
-        state can still obtain for this mission, so a None is a proof."""
+        deepening: the lower bound, one more, then all), so the cheapest completions,
+        which keep cards and points for the missions after it, are tried first.  The
+        last cap is all the points the state can still obtain for this mission, so a
+        None is a proof."""
         if s.status == WON:
             return []
         if s.status != PLAYING:
@@ -66,7 +69,10 @@ class _GameSearch:
             if self.progress:
                 self.progress(s.done)
         need = self.h.points_needed(s)
-        for cap in range(need, self.h.points_obtainable(s) + 1):
+        top = self.h.points_obtainable(s)
+        # the cheapest completions first, then everything at once: more steps would
+        # find slightly cheaper lines but repeat the whole search for every proof
+        for cap in sorted({min(need, top), min(need + 1, top), top}):
             plan = self.mission(s, cap)
             if plan is not None:
                 return plan
@@ -152,7 +158,9 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
             # A portfolio of two exact searches: a short greedy dive (finds most wins in
             # a few hundred nodes), then the mission-by-mission deepening search, which
             # saves resources and proves losses.  Either one's None is a proof.
-            quick = Budget(budget.deadline, min(budget.max_nodes, GREEDY_NODES))
+            now = time.monotonic()
+            share = GREEDY_SHARE * (budget.deadline - now) if budget.deadline < INF else INF
+            quick = Budget(now + share, max(GREEDY_NODES, int(budget.max_nodes * GREEDY_SHARE)))
             try:
                 plan = _GameSearch(deck, quick, progress).run(start, INF)
                 budget.nodes += quick.nodes
