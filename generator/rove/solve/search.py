@@ -18,7 +18,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..actions import Action
 from ..engine import (
@@ -31,6 +31,7 @@ from ..engine import (
     State,
     state_from_position,
     successors,
+    pack,
     unpack,
     STRIDE,
 )
@@ -117,26 +118,37 @@ class Heuristic:
         return got
 
     def points_needed(self, s: State) -> int:
-        """Memoised by (cells, spent, mission): card plays and draws leave it unchanged."""
+        return self.estimate(s)[0]
+
+    def estimate(self, s: State) -> tuple[int, int]:
+        """(points, abilities): lower bounds for the lexicographically best completion.
+
+        Memoised by (cells, spent, mission): card plays and draws leave it unchanged."""
         if s.mission < 0:
-            return 0
+            return (0, 0)
         key = (s.cells, s.spent, s.mission)
         got = self._memo.get(key)
         if got is None:
             if len(self._memo) > 1_000_000:
                 self._memo.clear()
-            got = self._memo[key] = self._points_needed(s)
+            got = self._memo[key] = self._estimate(s)
         return got
 
-    def _points_needed(self, s: State) -> int:
+    def _estimate(self, s: State) -> tuple[int, int]:
+        """For each placement T of the pattern: ``defect`` = the most of (cells to fill,
+        must-empty cells to clear, a misplaced named module), each action mending at most
+        one of each; ``need`` = defect less what the abilities left can mend.  Points >=
+        min need.  When a plan spends exactly that many points (the only case in which
+        the abilities count decides the order), its placement T has need == min need and
+        the abilities it uses mend the rest: abilities >= defect_T - points."""
         occ_offs, empties, named, size = self._pattern(s.mission)
         fill, anyuse = self.abilities_left(s.spent)
         cells = s.cells
         occ = set(cells)
-        # translations that put no pattern cell on a module: all cells unfilled
+        # placements that put no pattern cell on a module: every cell to fill
+        far_defect = max(size, 1 if named else 0)
         best = max(size - fill, (1 if named else 0) - anyuse, 0)
-        if best == 0 and not empties:
-            pass
+        candidates = [(best, far_defect)]
         seen: set[int] = set()
         for c in cells:
             for o in occ_offs:
@@ -157,14 +169,14 @@ class Heuristic:
                     if cells[m] != base + off:
                         wrong = 1
                         break
-                need = max(holes - fill, blocks - fill, wrong - anyuse)
-                if need < best and not anyuse and need > 0:
+                need = max(holes - fill, blocks - fill, wrong - anyuse, 0)
+                if need <= best and not anyuse and need > 0:
                     need = max(need, self._distance_bound(s, base, occ_offs, named, occ))
-                if need < best:
+                if need <= best:
                     best = need
-                    if best <= 0:
-                        return 0
-        return best
+                    candidates.append((need, max(holes, blocks, wrong)))
+        abilities = min(max(0, defect - best) for need, defect in candidates if need == best)
+        return best, abilities
 
     def _distance_bound(self, s: State, base: int, occ_offs: tuple[int, ...],
                         named: tuple[tuple[int, int], ...], occ: set[int]) -> int:
@@ -289,20 +301,24 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
     h = Heuristic(deck)
     may_draw = bool(h.sensors) and any(not start.spent >> i & 1 for i in h.sensors + h.grippers)
     counter = itertools.count()
-    h0 = h.points_needed(start)
+    h0, a0 = h.estimate(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
         return None, None, 0
-    open_: list = [((h0, 0, 0), -0, next(counter), start, (0, 0, 0))]
-    parents: dict[tuple, tuple[tuple | None, Action | None]] = {}
+    open_: list = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0))]
+    # key -> (parent key, action, the parent's translation when the action was made):
+    # translated copies of a state share a key, so actions with cells are re-based
+    # when the plan is rebuilt
+    parents: dict[tuple, tuple[tuple | None, Action | None, int]] = {}
     best_g: dict[tuple, tuple[int, int, int]] = {}
     k0 = canonical_key(start, may_draw)
     best_g[k0] = (0, 0, 0)
-    parents[k0] = (None, None)
+    parents[k0] = (None, None, 0)
     incumbent: tuple[int, int, int] | None = None
     goal_key: tuple | None = None
     goal_parent: tuple | None = None
     goal_action: Action | None = None
     goal_state: State | None = None
+    goal_shift = 0
     expanded = 0
     while open_:
         f, _, _, s, g = heapq.heappop(open_)
@@ -319,6 +335,7 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
                 # the mission is complete (in a whole game: the next one is revealed)
                 if g2[0] <= cap and (incumbent is None or g2 < incumbent):
                     incumbent, goal_parent, goal_action, goal_state = g2, key, a, s2
+                    goal_shift = translation(s)
                 continue
             if s2.status != PLAYING:
                 continue
@@ -326,26 +343,50 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
             old = best_g.get(k2)
             if old is not None and old <= g2:
                 continue
-            h2 = h.points_needed(s2)
+            h2, ha2 = h.estimate(s2)
             if h2 > h.points_obtainable(s2):
                 continue
-            f2 = (g2[0] + h2, g2[1], g2[2])
+            f2 = (g2[0] + h2, g2[1], g2[2] + ha2)
             if f2[0] > cap or (incumbent is not None and f2 >= incumbent):
                 continue
             best_g[k2] = g2
-            parents[k2] = (key, a)
+            parents[k2] = (key, a, translation(s))
             heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2))
     if incumbent is None:
         return None, None, expanded
-    plan: list[Action] = [goal_action]  # type: ignore[list-item]
+    steps: list[tuple[Action, int]] = [(goal_action, goal_shift)]  # type: ignore[list-item]
     k = goal_parent
     while k is not None:
-        pk, a = parents[k]
+        pk, a, shift = parents[k]
         if a is not None:
-            plan.append(a)
+            steps.append((a, shift))
         k = pk
-    plan.reverse()
+    steps.reverse()
+    plan, goal_state = _rebase(deck, start, steps)
     return plan, goal_state, expanded
+
+
+def translation(s: State) -> int:
+    """The packed offset of a state's bounding-box corner (what canonical keys remove)."""
+    xs = [unpack(c) for c in s.cells]
+    return min(x for x, _ in xs) + min(y for _, y in xs) * STRIDE
+
+
+def _rebase(deck: Deck, start: State, steps: list[tuple[Action, int]]) -> tuple[list[Action], State]:
+    """Replay (action, translation it was made in) from ``start``, moving each action's
+    cells into the translation the replayed state really has."""
+    from ..engine import apply
+
+    plan = []
+    s = start
+    for a, shift in steps:
+        delta = translation(s) - shift
+        if delta and a.to is not None:
+            x, y = unpack(pack(a.to) + delta)
+            a = replace(a, to=(x, y))
+        plan.append(a)
+        s = apply(deck, s, a)
+    return plan, s
 
 
 def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
