@@ -160,7 +160,8 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
             # saves resources and proves losses.  Either one's None is a proof.
             now = time.monotonic()
             share = GREEDY_SHARE * (budget.deadline - now) if budget.deadline < INF else INF
-            quick = Budget(now + share, max(GREEDY_NODES, int(budget.max_nodes * GREEDY_SHARE)))
+            quick = Budget(now + share, min(budget.max_nodes, max(
+                GREEDY_NODES, int(budget.max_nodes * GREEDY_SHARE))))
             try:
                 plan = _GameSearch(deck, quick, progress).run(start, INF)
                 budget.nodes += quick.nodes
