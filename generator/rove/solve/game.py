@@ -148,8 +148,11 @@ class _GameSearch:
 
 
 def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
-               progress: Callable[[int], None] | None = None) -> tuple[list[Action] | None, int]:
-    """A winning plan for the whole deal, or None when none exists; raises Limit."""
+               progress: Callable[[int], None] | None = None) -> tuple[list[Action] | None, bool]:
+    """A winning plan for the whole deal, or None when none exists; raises Limit.
+
+    The flag says whether the plan is proven to spend the fewest points (only asked
+    for with ``optimal``; a limit hit while improving a win keeps the win found)."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20000))
     try:
@@ -165,22 +168,25 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
             try:
                 plan = _GameSearch(deck, quick, progress).run(start, INF)
                 budget.nodes += quick.nodes
-                return plan, budget.nodes
+                return plan, False
             except Limit:
                 budget.nodes += quick.nodes
                 if budget.nodes >= budget.max_nodes:
                     raise
-            return search.win_from(start), budget.nodes
+            return search.win_from(start), False
         plan = search.run(start, INF)
         if plan is None:
-            return plan, budget.nodes
+            return plan, False
         while True:
             spent = sum(a.act == "move" for a in plan)
             if spent == 0:
-                return plan, budget.nodes
-            better = search.run(start, spent - 1)
+                return plan, True
+            try:
+                better = search.run(start, spent - 1)
+            except Limit:
+                return plan, False
             if better is None:
-                return plan, budget.nodes
+                return plan, True
             plan = better
     finally:
         sys.setrecursionlimit(old)

@@ -56,12 +56,16 @@ class Budget:
 
     @classmethod
     def of(cls, time_limit: float | None, max_nodes: int | None) -> Budget:
-        return cls(time.monotonic() + time_limit if time_limit else float("inf"),
-                   max_nodes or 1 << 62)
+        """None means no limit; 0 means none at all (the answer is ``unknown`` at once)."""
+        return cls(time.monotonic() + time_limit if time_limit is not None else float("inf"),
+                   max_nodes if max_nodes is not None else 1 << 62)
 
     def tick(self) -> None:
+        # one node costs about a millisecond; the clock is read every 16
         self.nodes += 1
-        if self.nodes >= self.max_nodes or (self.nodes & 255 == 0 and time.monotonic() > self.deadline):
+        if self.nodes >= self.max_nodes or (self.nodes & 15 == 0 and time.monotonic() > self.deadline):
+            raise Limit
+        if self.nodes == 1 and time.monotonic() > self.deadline:
             raise Limit
 
 
@@ -433,13 +437,12 @@ def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None 
     try:
         if pos.goal == "mission":
             fn = solve_mission if method == "astar" else solve_mission_bfs
-            plan, nodes = fn(deck, start, budget)
+            plan, _ = fn(deck, start, budget)
             is_optimal = True
         else:
             from .game import solve_game
 
-            plan, nodes = solve_game(deck, start, budget, optimal=optimal, progress=progress)
-            is_optimal = optimal
+            plan, is_optimal = solve_game(deck, start, budget, optimal=optimal, progress=progress)
     except Limit:
         return SolveResult(UNKNOWN, "search", pos.goal, False, None, None, None,
                            time.monotonic() - t0, rules, nodes=budget.nodes,
@@ -449,5 +452,8 @@ def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None 
                            time.monotonic() - t0, rules, nodes=budget.nodes)
     verify_plan(pos, plan, deck)
     points, cards, abilities = plan_cost(plan)
+    reason = ("the limit was reached before this win was proven the cheapest"
+              if optimal and not is_optimal else "")
     return SolveResult(SOLVED, "search", pos.goal, is_optimal, tuple(plan), points, cards,
-                       time.monotonic() - t0, rules, nodes=budget.nodes, abilities=abilities)
+                       time.monotonic() - t0, rules, nodes=budget.nodes, abilities=abilities,
+                       reason=reason)
