@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 
 ## The main job on the bundled deck: PDFs under output/.
 book: setup
+	$(BIN)/rove book --spec standard -o output/book.pdf
 	$(BIN)/rove cards standard -o output/cards.pdf
 
 cards: setup

@@ -200,6 +200,63 @@ def solve(
     raise typer.Exit(result.exit_code)
 
 
+# --------------------------------------------------------------------------- check
+
+
+@app.command()
+@handles_input_errors
+def check(
+    spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")],
+    deals: Annotated[int, typer.Option(help="Random deals per difficulty.", min=0)] = 100,
+    difficulty: Annotated[str, typer.Option(help="Comma-separated: normal,hard,impossible.")] = "normal,hard,impossible",
+    seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
+    node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.", min=1)] = 200_000,
+    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 20_000,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve stopped by it makes the run timing-dependent.", min=0)] = 600.0,
+    starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (default all, at most 720; 0 skips).", min=0)] = None,
+    jobs: Annotated[int | None, typer.Option(help="Local worker processes (default all cores; 1 runs in this process).", min=1)] = None,
+    executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
+    report: Annotated[Path | None, typer.Option(help="Also write a PDF report here.")] = None,
+) -> None:
+    """Does a card design work? Static checks, then winnability over seeded random deals."""
+    from rich.console import Console
+
+    from .check import CheckOptions, print_report, progress_bar, run_check
+    from .executors import make_executor
+    from .spec import load_spec
+
+    sp = load_spec(spec)
+    if report is not None and report.is_dir():
+        raise fail_input(f"check: --report {report} is a folder; give a PDF file name")
+    try:
+        opts = CheckOptions(deals=deals, difficulties=tuple(d.strip() for d in difficulty.split(",") if d.strip()),
+                            seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
+                            time_limit=time_limit or None, starts=starts)
+        ex = make_executor(executor, jobs, scheduler)
+    except (ValueError, RuntimeError) as exc:
+        raise fail_input(f"check: {exc}") from None
+    with progress_bar(Console(stderr=True)) as progress:
+        try:
+            with ex:
+                result = run_check(sp, opts, executor=ex, progress=progress)
+        except OSError as exc:  # e.g. an unreachable Dask scheduler
+            raise fail_input(f"check: {exc}") from None
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        print_report(result, Console())
+    if report is not None:
+        from .pdf.report import render_report_pdf
+
+        try:
+            write_output(report, render_report_pdf(result))
+        except OSError as exc:
+            raise fail_input(f"check: cannot write the report: {exc}") from None
+        typer.echo(f"wrote {report}", err=True)
+
+
 # --------------------------------------------------------------------------- replay
 
 
@@ -284,6 +341,84 @@ def cards(
 
         written = write_card_pngs(sp, opts, png_dir)
         typer.echo(f"wrote {len(written)} PNG previews to {png_dir}")
+
+
+# --------------------------------------------------------------------------- book
+
+
+@app.command()
+@handles_input_errors
+def book(
+    spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
+    count: Annotated[int, typer.Option(help="Number of puzzles.", min=1, max=200)] = 30,
+    mix: Annotated[str, typer.Option(help="Share of each kind: mission (Mission in N), hand "
+                                          "(hand puzzles), deal (verified deals).")] = "mission:60,hand:25,deal:15",
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same book, byte for byte.")] = 1,
+    paper: Annotated[str, typer.Option(help="Page size: a5 or letter.")] = "a5",
+    time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
+                                                   "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
+    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
+    export_dir: Annotated[Path | None, typer.Option(help="Also write every puzzle as NAME.yaml and its "
+                                                         "solution as NAME.plan.json here.")] = None,
+) -> None:
+    """Verified puzzle book: generated puzzles, each proven by the solvers, graded 1-5 stars."""
+    from dataclasses import replace as dc_replace
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .book.build import export_files, generate_book, parse_mix, render_book
+    from .book.generate import KIND_NAMES, Settings
+    from .spec import load_spec
+
+    try:
+        weights = parse_mix(mix)
+    except ValueError as exc:
+        raise fail_input(f"book: --mix: {exc}") from None
+    if paper not in ("a5", "letter"):
+        raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
+    if output.is_dir():
+        raise fail_input(f"book: -o {output} is a folder; give a PDF file name")
+    if export_dir is not None and export_dir.exists() and not export_dir.is_dir():
+        raise fail_input(f"book: --export-dir {export_dir} is a file; give a folder")
+
+    def writable(folder: Path) -> bool:  # the nearest existing folder must take new files
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return folder.is_dir() and os.access(folder, os.W_OK)
+
+    for where in [output.parent] + ([export_dir] if export_dir is not None else []):
+        if not writable(where.resolve()):
+            raise fail_input(f"book: cannot write into {where}; give a folder you can write to")
+    sp = load_spec(spec)
+    ref = spec_ref_for(spec, (export_dir / "puzzle.yaml") if export_dir else None)
+    settings = dc_replace(Settings(), time_limit=time_limit)
+    with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(kind: str, done: int, total: int) -> None:
+            if kind not in tasks:
+                tasks[kind] = bar.add_task(KIND_NAMES.get(kind, kind), total=total)
+            bar.update(tasks[kind], completed=done, total=max(total, done))
+
+        puzzles = generate_book(sp, count, weights, seed, settings, progress)
+    if not puzzles:
+        typer.echo(f"book: no puzzle could be generated and proven from spec {spec!r}; "
+                   "nothing written", err=True)
+        raise typer.Exit(EXIT_FAIL)
+    data = render_book(sp, puzzles, seed, paper)
+    files = export_files(puzzles, ref) if export_dir is not None else {}
+    try:
+        write_output(output, data)
+        for name, text in files.items():
+            write_output(export_dir / name, text)  # type: ignore[operator]
+    except OSError as exc:
+        raise fail_input(f"book: cannot write: {exc}") from None
+    short = f" (only {len(puzzles)} of {count} could be proven)" if len(puzzles) < count else ""
+    typer.echo(f"wrote {output}: {len(puzzles)} puzzles{short}", err=True)
+    if export_dir is not None:
+        typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Verified puzzle books (``rove book``): generated puzzles, proven by the solvers, graded."""

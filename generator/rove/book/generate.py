@@ -1,0 +1,310 @@
+"""The book's puzzle kinds, each from its own seeded generator and proven by the solvers.
+
+* **Mission in N** (``mission``): a layout, spent modules, a mission and a bare budget of
+  N points, where N is the optimum proven by A*.  The generator grows a random valid layout,
+  spends some modules, picks a mission the layout does not already show, solves it and
+  keeps the candidate when N lands in 1..``MAX_N``.
+* **Hand puzzles** (``hand``): a layout (all modules spent), a mission and a tight hand of
+  movement cards (no budget, empty piles).  Kept when the optimum with the hand is finite,
+  plays 2 or more cards, and at least one opening card play (another card first, or base
+  points instead of the bonus) makes the mission impossible or dearer, proven by A*.
+* **Verified deals** (``deal``): fresh seeded deals at normal, hard and impossible
+  difficulty that the game solver proves winnable within its node budget (an unknown result
+  is skipped, never printed); the winning line is shortened by dropping steps while the
+  replay still wins.
+* **Campaigns** are not generated yet: they need the CP-SAT mission generator.  A kind is a
+  function ``(spec, seed label, Settings) -> Puzzle | None`` like those in ``KINDS``; see
+  ``rove.book.build`` for the rest of the wiring.
+
+No two puzzles of a book are alike up to translation: each has a canonical key (layout
+normalised to its bounding box, spent set, mission, and budget or hand), and a key is used
+once.  Every layout is re-based so its bounding box starts at (0, 0); the plan is found on
+that very position, so its cells are the ones a reader (and ``rove replay``) sees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ..actions import Action
+from ..deal import deal
+from ..engine import Deck, State, state_from_position
+from ..grid import NEIGHBOUR_OFFSETS, Cell
+from ..position import Current, Position, normalized_cells
+from ..replay import verify_plan
+from ..rules import HAND_SIZES
+from ..solve.search import Budget, Heuristic, Limit
+from ..spec import Spec
+from . import analyse
+from .grade import Features, score, stars
+
+KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal"}
+MAX_N = 7  # largest optimum a Mission in N may have
+HAND_SLACK = 2  # a hand's bonus points exceed the bare optimum by at most this
+HAND_TRIES = 4  # hands tried per layout
+HAND_MIN_CARDS = 2  # a hand puzzle's solution plays at least this many cards
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Search bounds.  Node limits make results deterministic; the time limit (seconds per
+    solve) is only a safety net on slow machines."""
+
+    mission_nodes: int = 1500
+    check_nodes: int = 3000       # all the follow-up proofs of one candidate together
+    deal_nodes: int = 5000
+    time_limit: float | None = 30.0
+    spec_ref: str = "standard"
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One verified puzzle: the position as printed and exported, an optimal (or, for a
+    deal, winning) plan that replays on it, and how it was graded."""
+
+    kind: str
+    position: Position
+    plan: tuple[Action, ...]
+    features: Features
+    score: float
+    stars: int
+    key: tuple
+    source: str                   # the seed label that made it
+    difficulty: str | None = None  # deals: normal / hard / impossible
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def title(self) -> str:
+        if self.kind == "mission":
+            return f"Mission in {self.features.points}"
+        if self.kind == "hand":
+            return "Hand puzzle"
+        return f"Verified deal ({self.difficulty})"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def random_layout(codes: tuple[str, ...], rng: random.Random, max_w: int = 5,
+                  max_h: int = 4, winding: bool = False) -> dict[str, Cell]:
+    """A random valid layout: cells grown one by one next to the group (edge neighbours
+    twice as likely as corner ones), inside a max_w x max_h box, then codes shuffled.
+    ``winding`` grows from the newest cell that has room, favouring cells that touch only
+    one module: a winding chain, which is further from most missions than a clump.  The
+    box grows for specs with many modules."""
+    max_w = max(max_w, math.isqrt(len(codes)) + 3)  # room for specs with many modules
+    max_h = max(max_h, math.isqrt(len(codes)) + 2)
+    cells = [(0, 0)]
+    taken = {(0, 0)}
+    while len(cells) < len(codes):
+        options: list[Cell] = []
+        for x, y in (reversed(cells) if winding else cells):
+            for dx, dy in NEIGHBOUR_OFFSETS:
+                c = (x + dx, y + dy)
+                if c in taken:
+                    continue
+                xs = [p[0] for p in cells] + [c[0]]
+                ys = [p[1] for p in cells] + [c[1]]
+                if max(xs) - min(xs) >= max_w or max(ys) - min(ys) >= max_h:
+                    continue
+                weight = 1 if dx and dy else 2
+                if winding and sum((c[0] + a, c[1] + b) in taken for a, b in NEIGHBOUR_OFFSETS) == 1:
+                    weight *= 3
+                options.extend([c] * weight)
+            if winding and options:
+                break
+        if not options:  # pragma: no cover - a 1x1 box; cannot happen with 5x4
+            raise ValueError("no room for the layout")
+        c = rng.choice(sorted(options))
+        cells.append(c)
+        taken.add(c)
+    order = list(codes)
+    rng.shuffle(order)
+    return normalized_cells(dict(zip(order, cells)))
+
+
+def puzzle_key(pos: Position, extra: tuple) -> tuple:
+    """Equal for two puzzles alike up to translation."""
+    cells = normalized_cells(pos.cells)
+    return (tuple(sorted(cells.items())), tuple(sorted(pos.spent)), pos.mission, extra)
+
+
+def _position(spec: Spec, cells: dict[str, Cell], mission: str, spent: frozenset[str],
+              hand: tuple[str, ...], current: Current | None, settings: Settings) -> Position:
+    return Position(spec=spec, layout=Position.layout_of(cells), mission=mission, goal="mission",
+                    spent=spent, hand=hand, current=current, spec_ref=settings.spec_ref)
+
+
+def _random_spent(codes: tuple[str, ...], rng: random.Random, low: int, high: int) -> frozenset[str]:
+    k = rng.randint(low, min(high, len(codes)))
+    return frozenset(rng.sample(sorted(codes), k))
+
+
+def _mission_choices(spec: Spec, deck: Deck, s: State) -> list[str]:
+    """Cards whose mission the layout does not already show."""
+    return [c.id for c in spec.cards if not deck.mission_pat[deck.card_index[c.id]].matches(s.cells)]
+
+
+# --------------------------------------------------------------------------- Mission in N
+
+
+def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
+    """One Mission in N candidate from the seed label, or None if it is not kept.
+
+    A random layout (half the time a winding chain, which makes dearer missions), 3 or
+    more modules spent, a mission the layout does not show; A* finds the optimum N, kept
+    when 1 <= N <= MAX_N; then the budget is set to N, the optimal first moves are counted
+    and the greedy player is run."""
+    rng = random.Random(f"rove-book:mission:{label}")
+    deck = Deck(spec)
+    cells = random_layout(spec.codes, rng, winding=rng.random() < 0.5)
+    spent = _random_spent(spec.codes, rng, 3, len(spec.codes))
+    probe = _position(spec, cells, spec.cards[0].id, spent, (), Current(None, MAX_N), settings)
+    s0 = state_from_position(deck, probe)
+    missions = _mission_choices(spec, deck, s0)
+    if not missions:
+        return None
+    mission = rng.choice(missions)
+    pos = replace(probe, mission=mission)
+    try:
+        s = state_from_position(deck, pos)
+        sol = analyse.solve_optimal(deck, s, settings.mission_nodes, settings.time_limit)
+        if sol is None or not 1 <= sol.points <= MAX_N:
+            return None
+        n = sol.points
+        pos = replace(pos, current=Current(None, n))
+        s = state_from_position(deck, pos)
+        h = Heuristic(deck)
+        first = analyse.optimal_first_moves(deck, s, n, settings.check_nodes, settings.time_limit,
+                                             sol.plan)
+    except Limit:
+        return None
+    feats = Features(points=n, cards=sol.cards, abilities=sol.abilities, first_moves=first,
+                     branching=analyse.branching(deck, s), greedy=analyse.greedy(deck, s, h, n),
+                     nodes=sol.nodes)
+    verify_plan(pos, list(sol.plan), deck)
+    notes = ("The first move is unique.",) if first == 1 else ()
+    return Puzzle("mission", pos, sol.plan, feats, score("mission", feats), stars("mission", feats),
+                  puzzle_key(pos, ("budget", n)), label, notes=notes)
+
+
+# --------------------------------------------------------------------------- hand puzzles
+
+
+def hand_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
+    """One hand-puzzle candidate from the seed label, or None if it is not kept.
+
+    A random layout (half the time a winding chain) with every module spent, so moves and
+    cards are the whole story, and a mission it does not show; A* finds the bare optimum N
+    (the fewest points any solution spends).  Hands of 2 or 3 cards are then tried that are
+    *tight*: their base points add up to less than N (so no solution takes base points
+    only: a bonus is needed, by this very count) and their bonus points to N .. N +
+    HAND_SLACK.  A hand is kept when the optimum with it is finite, plays at least
+    HAND_MIN_CARDS cards, and at least one opening card play (another card first, or base
+    points instead of the bonus) makes the mission impossible or dearer (points, then
+    cards) than the optimum, each proven by A*."""
+    rng = random.Random(f"rove-book:hand:{label}")
+    deck = Deck(spec)
+    cells = random_layout(spec.codes, rng, 6, 4, winding=rng.random() < 0.5)
+    spent = frozenset(spec.codes)  # movement only: the cards are the whole story
+    probe = _position(spec, cells, spec.cards[0].id, spent, (), Current(None, MAX_N), settings)
+    missions = _mission_choices(spec, deck, state_from_position(deck, probe))
+    if not missions:
+        return None
+    mission = rng.choice(missions)
+    s_bare = state_from_position(deck, replace(probe, mission=mission))
+    try:
+        bare = analyse.solve_optimal(deck, s_bare, settings.mission_nodes, settings.time_limit)
+    except Limit:
+        return None
+    if bare is None or bare.points < 2:
+        return None
+    n = bare.points
+    others = sorted(c.id for c in spec.cards if c.id != mission)
+    tight = [h for k in (2, 3) for h in itertools.combinations(others, k)
+             if _base(spec, h) < n <= _bonus(spec, h) <= n + HAND_SLACK]
+    rng.shuffle(tight)
+    for hand in tight[:HAND_TRIES]:
+        got = _hand_check(deck, replace(probe, mission=mission, hand=hand, current=None), label,
+                          settings)
+        if got is not None:
+            return got
+    return None
+
+
+def _base(spec: Spec, hand: tuple[str, ...]) -> int:
+    return sum(spec.card(c).movement.points for c in hand)
+
+
+def _bonus(spec: Spec, hand: tuple[str, ...]) -> int:
+    return sum(spec.card(c).movement.bonus for c in hand)
+
+
+def _hand_check(deck: Deck, pos: Position, label: str, settings: Settings) -> Puzzle | None:
+    try:
+        s = state_from_position(deck, pos)
+        sol = analyse.solve_optimal(deck, s, settings.mission_nodes, settings.time_limit)
+        if sol is None or sol.cards < HAND_MIN_CARDS:
+            return None
+        plays, wrong = analyse.opening_plays(deck, s, (sol.points, sol.cards),
+                                             settings.check_nodes, settings.time_limit)
+        if wrong == 0:
+            return None  # every opening card play is as good as any: the order does not matter
+    except Limit:
+        return None
+    h = Heuristic(deck)
+    # the hand's base points add up to less than the bare optimum, a lower bound on the
+    # points any solution spends: no solution takes base points only
+    feats = Features(points=sol.points, cards=sol.cards, abilities=sol.abilities,
+                     branching=analyse.branching(deck, s),
+                     greedy=analyse.greedy(deck, s, h, sol.points), bonus_needed=True,
+                     wrong_plays=wrong, plays=plays, nodes=sol.nodes)
+    verify_plan(pos, list(sol.plan), deck)
+    notes = (f"{wrong} of the {plays} opening card plays make{'s' if wrong == 1 else ''} the "
+             "mission impossible or dearer.",
+             "No solution takes base points only: a bonus is needed.")
+    return Puzzle("hand", pos, sol.plan, feats, score("hand", feats), stars("hand", feats),
+                  puzzle_key(pos, ("hand", pos.hand)), label, notes=notes)
+
+
+# --------------------------------------------------------------------------- verified deals
+
+DEAL_DIFFICULTIES = ("normal", "hard", "impossible")
+
+
+def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "normal",
+                ) -> Puzzle | None:
+    """A fresh deal proven winnable by the game solver, or None (lost or unknown)."""
+    from ..solve.game import solve_game
+
+    rng = random.Random(f"rove-book:deal:{label}")
+    seed = rng.randrange(1, 10 ** 6)
+    pos = deal(spec, seed, difficulty, spec_ref=settings.spec_ref)
+    deck = Deck(spec, pos.rules)
+    s = state_from_position(deck, pos)
+    budget = Budget.of(settings.time_limit, settings.deal_nodes)
+    try:
+        plan, nodes = solve_game(deck, s, budget)
+    except Limit:
+        return None
+    if plan is None:
+        return None
+    plan = analyse.simplify_plan(deck, s, plan)
+    verify_plan(pos, plan, deck)
+    feats = Features(points=analyse.plan_points(plan), cards=sum(a.act == "play" for a in plan),
+                     abilities=sum(a.act == "ability" for a in plan), nodes=nodes,
+                     hand_size=HAND_SIZES[difficulty])
+    key = (tuple(sorted(pos.cells.items())), pos.mission, pos.hand, pos.draw)
+    return Puzzle("deal", pos, tuple(plan), feats, score("deal", feats), stars("deal", feats),
+                  key, label, difficulty=difficulty, notes=(f"Deal seed {seed}.",))
+
+
+KINDS: dict[str, Callable[..., Puzzle | None]] = {
+    "mission": mission_puzzle,
+    "hand": hand_puzzle,
+    "deal": deal_puzzle,
+}

@@ -1,0 +1,292 @@
+"""`rove book`: verified puzzle books.
+
+One small book (4 puzzles: Mission in N, hand puzzle, verified deal) is made once through
+the command line with ``--export-dir``; the tests re-prove what it claims from the
+exported files alone (every optimum re-solved, every solution replayed), read the PDF back
+with pypdf (pages, text, cross-references), and make the book a second time in a fresh
+process to compare bytes.  Grades are checked for monotonicity in every feature.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from dataclasses import fields, replace
+from functools import cache
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from rove.actions import Action, load_plan
+from rove.book import analyse
+from rove.book.build import parse_mix, split_count, star_quotas
+from rove.book.grade import EASIER_WHEN_LARGER, HARDER_WHEN_LARGER, Features, score, stars
+from rove.cli import app
+from rove.engine import Deck, state_from_position
+from rove.position import Current, load_position, parse_position
+from rove.replay import replay
+from rove.solve.search import Budget, solve, solve_mission
+
+ARGS = ["--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]
+NOTATION = ["play c02+", "B E2", "L swap B C", "M shift S NE", "B place G 2,-1", "C to 3,1",
+            "S draw", "G via L swap B C"]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("book")
+    result = runner.invoke(app, ["book", *ARGS, "-o", str(root / "book.pdf"),
+                                 "--export-dir", str(root / "ex")])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def puzzles(root: Path) -> list[tuple[str, Path, Path]]:
+    out = []
+    for y in sorted((root / "ex").glob("*.yaml")):
+        name = y.name[:-len(".yaml")]
+        out.append((name, y, root / "ex" / f"{name}.plan.json"))
+    return out
+
+
+@cache
+def pdf_text(path: str) -> list[str]:
+    return [p.extract_text() for p in PdfReader(path).pages]
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def test_export_files(made: Path) -> None:
+    names = [n for n, _, _ in puzzles(made)]
+    assert len(names) == 4
+    assert [int(n[:2]) for n in names] == [1, 2, 3, 4]
+    assert {n[3:] for n in names} == {"mission", "hand", "deal"}
+    for _, y, plan in puzzles(made):
+        assert plan.exists()
+        assert json.loads(plan.read_text())  # a JSON list of actions
+    result = runner.invoke(app, ["validate", *(str(y) for _, y, _ in puzzles(made))])
+    assert result.exit_code == 0, result.output
+    assert result.output.count(": ok (position") == 4
+
+
+def test_layouts_are_rebased(made: Path) -> None:
+    for _, y, _ in puzzles(made):
+        cells = load_position(y).cells.values()
+        assert min(x for x, _ in cells) == 0 and min(yy for _, yy in cells) == 0
+
+
+def test_every_solution_replays(made: Path) -> None:
+    for name, y, plan in puzzles(made):
+        pos = load_position(y)
+        r = replay(pos, load_plan(plan))
+        assert r.legal and r.goal_reached, name
+        if name.endswith("deal"):
+            assert r.final.status == "won" and r.missions_completed == pos.spec.missions_to_win
+    # and through the command line, as a reader would
+    name, y, plan = puzzles(made)[0]
+    result = runner.invoke(app, ["replay", str(y), str(plan), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["goal_reached"] is True
+
+
+def test_every_puzzle_resolves_to_its_stated_optimum(made: Path) -> None:
+    for name, y, plan_file in puzzles(made):
+        if name.endswith("deal"):
+            continue  # a deal states winnability (the replay above), not an optimum
+        pos = load_position(y)
+        plan = load_plan(plan_file)
+        points = sum(a.act == "move" for a in plan)
+        cards = sum(a.act == "play" for a in plan)
+        r = solve(pos, time_limit=60)
+        assert r.status == "solved" and r.optimal, name
+        assert (r.points, r.cards) == (points, cards), name
+        if name.endswith("mission"):
+            n = pos.current.points
+            assert pos.current.card is None and points == n  # the bare budget is the optimum
+            title = y.read_text().splitlines()[1]
+            assert f"Mission in {n}" in title
+            # and one point fewer is proven impossible
+            assert solve(replace(pos, current=Current(None, n - 1)), time_limit=60).status == "unsolvable"
+
+
+def test_hand_puzzles_need_the_right_opening(made: Path) -> None:
+    hands = [(y, p) for n, y, p in puzzles(made) if n.endswith("hand")]
+    assert hands
+    for y, plan_file in hands:
+        pos = load_position(y)
+        assert pos.current is None and len(pos.hand) >= 2 and not pos.draw
+        deck = Deck(pos.spec, pos.rules)
+        s = state_from_position(deck, pos)
+        plan = load_plan(plan_file)
+        best = (sum(a.act == "move" for a in plan), sum(a.act == "play" for a in plan))
+        assert best[1] >= 2
+        plays, wrong = analyse.opening_plays(deck, s, best, 100_000)
+        assert wrong >= 1 and plays > wrong
+        # base points only: no solution (a bonus is needed)
+        got, _ = solve_mission(analyse.without_bonus(deck), s, Budget.of(60, None))
+        assert got is None
+
+
+# --------------------------------------------------------------------------- the PDF
+
+
+def test_pdf_pages_and_text(made: Path) -> None:
+    pages = pdf_text(str(made / "book.pdf"))
+    reader = PdfReader(str(made / "book.pdf"))
+    w, h = (float(v) for v in reader.pages[0].mediabox.upper_right)
+    assert (round(w), round(h)) == (420, 595)  # A5
+    assert "Verified Puzzles" in pages[0] and "Contents" in pages[0]
+    assert "Rules reminder" in pages[1]
+    for code in NOTATION:
+        assert code in pages[1], code
+    assert "How the puzzles are graded" in pages[2]
+    # one page per puzzle, then the solutions
+    for i in range(1, 5):
+        page = pages[2 + i]
+        assert page.startswith(f"PUZZLE {i}") or f"PUZZLE {i}" in page
+        sol = int(re.search(r"[Ss]olution p\. (\d+)", page).group(1))
+        assert sol > 7 and f"{i}. " in pages[sol - 1]
+        assert f"Puzzle {i}, p. {3 + i}" in pages[sol - 1]  # and back again
+        assert re.search(rf"{i}\. (Mission in \d|Hand puzzle|Verified deal)", page)
+    assert "SOLUTIONS" in pages[7]
+    for n, page in enumerate(pages[1:], 2):  # page numbers
+        assert page.rstrip().endswith(str(n))
+    text = "\n".join(pages)
+    assert "Stack the deck" in text and "Draw pile, top first" in text
+    assert "Plan:" in text and "Measured:" in text
+
+
+def test_pdf_is_byte_identical_across_runs(made: Path, tmp_path: Path) -> None:
+    """A second run in a fresh process (another hash seed) gives the same bytes."""
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    out = tmp_path / "again.pdf"
+    proc = subprocess.run([sys.executable, "-m", "rove.cli", "book", *ARGS, "-o", str(out),
+                           "--export-dir", str(tmp_path / "ex")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == (made / "book.pdf").read_bytes()
+    for f in (made / "ex").iterdir():
+        assert (tmp_path / "ex" / f.name).read_bytes() == f.read_bytes()
+
+
+def test_letter_paper(made: Path) -> None:
+    """The exported puzzles, printed on Letter."""
+    from rove.book.build import render_book
+    from rove.book.generate import Puzzle
+
+    ps = []
+    for name, y, plan_file in puzzles(made):
+        pos = replace(load_position(y), spec_ref="standard")
+        kind = name[3:]
+        feats = Features(points=sum(a.act == "move" for a in load_plan(plan_file)), hand_size=len(pos.hand))
+        ps.append(Puzzle(kind, pos, tuple(load_plan(plan_file)), feats, 0.0, 3, (name,), name,
+                         difficulty="normal" if kind == "deal" else None))
+    data = render_book(pos.spec, ps, 5, "letter")
+    reader = PdfReader(io.BytesIO(data))
+    w, h = (float(v) for v in reader.pages[0].mediabox.upper_right)
+    assert (round(w), round(h)) == (612, 792)
+    assert len(reader.pages) >= 3 + len(ps) + 1
+
+
+# --------------------------------------------------------------------------- grades
+
+
+def _random_features(rng: random.Random) -> Features:
+    plays = rng.randint(0, 6)
+    return Features(points=rng.randint(0, 9), cards=rng.randint(0, 4), abilities=rng.randint(0, 4),
+                    first_moves=rng.randint(1, 3), branching=rng.randint(1, 200),
+                    greedy=rng.randint(0, 2), bonus_needed=rng.random() < 0.5,
+                    wrong_plays=rng.randint(0, plays), plays=plays, nodes=rng.randint(0, 5000),
+                    hand_size=rng.randint(3, 5))
+
+
+@pytest.mark.parametrize("kind", ["mission", "hand", "deal"])
+def test_grades_are_monotone(kind: str) -> None:
+    rng = random.Random(kind)
+    assert set(HARDER_WHEN_LARGER) | set(EASIER_WHEN_LARGER) == {f.name for f in fields(Features)}
+    for _ in range(400):
+        f = _random_features(rng)
+        base_stars, base_score = stars(kind, f), score(kind, f)
+        assert 1 <= base_stars <= 5
+        for name in HARDER_WHEN_LARGER + EASIER_WHEN_LARGER:
+            v = getattr(f, name)
+            bigger = (True if name == "bonus_needed" else v + rng.randint(1, 50))
+            if name == "wrong_plays":
+                bigger = min(v + 1, f.plays)
+            g = replace(f, **{name: bigger})
+            if name in HARDER_WHEN_LARGER:
+                assert stars(kind, g) >= base_stars and score(kind, g) >= base_score - 1e-9, name
+            else:
+                assert stars(kind, g) <= base_stars and score(kind, g) <= base_score + 1e-9, name
+
+
+def test_mix_and_quotas() -> None:
+    assert parse_mix("mission:60,hand:25,deal:15") == {"mission": 60, "hand": 25, "deal": 15}
+    assert split_count(30, parse_mix("mission:60,hand:25,deal:15")) == {"mission": 18, "hand": 8, "deal": 4}
+    assert sum(star_quotas(18).values()) == 18 and star_quotas(5) == {s: 1 for s in range(1, 6)}
+    for bad in ["", "mission", "mission:x", "bogus:3", "mission:-1", "mission:0", "campaign:10",
+                "mission:1,mission:2"]:
+        with pytest.raises(ValueError):
+            parse_mix(bad)
+
+
+PUZZLE = """\
+format: rove-position/1
+spec: standard
+goal: mission
+layout: |
+{layout}
+spent: [B, C, G, L, M, S]
+mission: {mission}
+current: {{card: null, points: 2}}
+"""
+
+
+def _bare(layout: str, mission: str):
+    pos = parse_position(PUZZLE.format(layout="\n".join("  " + r for r in layout.split("/")),
+                                       mission=mission))
+    deck = Deck(pos.spec, pos.rules)
+    return pos, deck, state_from_position(deck, pos)
+
+
+def test_first_moves_same_actions_in_another_order_count_once() -> None:
+    # Dust Storm (M # / # #): B S2 and C SE2 in either order; both are optimal first
+    # actions, but they are the same set of actions, so the first move is unique
+    pos, deck, s = _bare("C B/S M L/. . . G", "c06")
+    b, c = Action.parse("B S2"), Action.parse("C SE2")
+    assert analyse.reaches_goal(deck, s, [b, c], 2) and analyse.reaches_goal(deck, s, [c, b], 2)
+    assert solve(pos).points == 2
+    assert analyse.optimal_first_moves(deck, s, 2, 100_000) == 1
+
+
+def test_first_moves_counts_different_openings() -> None:
+    pos, deck, s = _bare(". M . C/S B L/. G", "c01")
+    assert solve(pos).points == 2
+    assert analyse.optimal_first_moves(deck, s, 2, 100_000) == 2
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--mix", "bogus:3"], "unknown puzzle kind"),
+    (["--mix", "campaign:10"], "not available yet"),
+    (["--paper", "a4"], "use a5 or letter"),
+    (["--count", "0"], ""),
+    (["--spec", "no-such-deck"], "no bundled spec"),
+])
+def test_bad_input_exits_2_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "b.pdf"
+    result = runner.invoke(app, ["book", *args, "-o", str(out), "--export-dir", str(tmp_path / "ex")])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not out.exists() and not (tmp_path / "ex").exists()
