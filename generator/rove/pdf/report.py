@@ -1,0 +1,372 @@
+"""The PDF report of ``rove check --report``: the tables and three charts.
+
+Charts are drawn directly with ``reportlab.graphics`` shapes (bars, whiskers, axes), so
+their look does not depend on chart-library defaults.  The PDF embeds the Vera fonts
+and is written in ReportLab's invariant mode: the same report gives the same bytes.
+Timings are left out on purpose (they would break that).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from reportlab.graphics.shapes import Drawing, Group, Line, Rect, String
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_LEFT
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.platypus import (
+    CondPageBreak,
+    KeepTogether,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from ..check import FAIL, OK, SKIPPED, WARN, CheckReport
+from .fonts import FONT, FONT_BOLD, register_fonts
+
+PAGE = A4
+MARGIN = 16 * mm
+WIDTH = PAGE[0] - 2 * MARGIN
+
+INK = colors.HexColor("#222222")
+GRID = colors.HexColor("#d0d0d0")
+SERIES = [colors.HexColor("#2b6cb0"), colors.HexColor("#dd8a2b"), colors.HexColor("#c0392b"),
+          colors.HexColor("#5a9e4b")]
+STATUS_COLOR = {OK: colors.HexColor("#2f855a"), WARN: colors.HexColor("#b7791f"),
+                FAIL: colors.HexColor("#c53030"), SKIPPED: colors.HexColor("#777777")}
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    base = ParagraphStyle("body", fontName=FONT, fontSize=8.5, leading=11, textColor=INK,
+                          alignment=TA_LEFT)
+    return {
+        "title": ParagraphStyle("title", parent=base, fontName=FONT_BOLD, fontSize=16, leading=20,
+                                spaceAfter=4),
+        "h2": ParagraphStyle("h2", parent=base, fontName=FONT_BOLD, fontSize=11.5, leading=15,
+                             spaceBefore=8, spaceAfter=4),
+        "body": base,
+        "small": ParagraphStyle("small", parent=base, fontSize=7.5, leading=9.5,
+                                textColor=colors.HexColor("#444444")),
+        "cell": ParagraphStyle("cell", parent=base, fontSize=7.5, leading=9),
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | int | None) -> str:
+    if x is None:
+        return "-"
+    return f"{round(x, 2):g}" if isinstance(x, float) else str(x)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _nice_step(span: float, ticks: int = 5) -> float:
+    raw = span / max(1, ticks)
+    mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def bar_chart(categories: Sequence[str], series: Sequence[dict[str, Any]], *, height: float,
+              y_max: float | None = None, y_label: str = "", percent: bool = False,
+              integer: bool = False, width: float = WIDTH, rotate_labels: bool = False,
+              show_zero: bool = True) -> Drawing:
+    """Grouped vertical bars.  Each series: ``name``, ``values`` (None draws nothing),
+    optional ``low``/``high`` whiskers and ``color``; a legend when there are several."""
+    d = Drawing(width, height)
+    left, right, top = 34.0, 6.0, 16.0 if len(series) > 1 else 6.0
+    bottom = 34.0 if rotate_labels else 16.0
+    pw, ph = width - left - right, height - top - bottom
+    top_val = max([v for s in series for v in [*s["values"], *(s.get("high") or [])]
+                   if v is not None] or [0])
+    y_max = y_max if y_max is not None else max(1.0, top_val * 1.1)
+    step = _nice_step(y_max)
+    if integer:
+        step = max(1.0, math.ceil(step))
+    if y_max / step > 8:
+        step *= 2
+    y_max = math.ceil(y_max / step - 1e-9) * step if not percent else y_max
+
+    def y(v: float) -> float:
+        return bottom + ph * (v / y_max if y_max else 0)
+
+    k = 0.0
+    while k <= y_max + 1e-9:
+        d.add(Line(left, y(k), left + pw, y(k), strokeColor=GRID, strokeWidth=0.4))
+        label = f"{100 * k:.0f}%" if percent else f"{k:g}"
+        d.add(String(left - 3, y(k) - 2.5, label, fontName=FONT, fontSize=6.5, textAnchor="end",
+                     fillColor=INK))
+        k += step
+    d.add(Line(left, bottom, left + pw, bottom, strokeColor=INK, strokeWidth=0.6))
+    d.add(Line(left, bottom, left, bottom + ph, strokeColor=INK, strokeWidth=0.6))
+    if y_label:
+        g = Group(String(0, 0, y_label, fontName=FONT, fontSize=6.5, textAnchor="middle",
+                         fillColor=INK))
+        g.translate(8, bottom + ph / 2)
+        g.rotate(90)
+        d.add(g)
+
+    n = max(1, len(categories))
+    slot = pw / n
+    group_w = slot * 0.72
+    bar_w = group_w / max(1, len(series))
+    for ci, cat in enumerate(categories):
+        x0 = left + slot * ci + (slot - group_w) / 2
+        for si, s in enumerate(series):
+            v = s["values"][ci]
+            color = s.get("color", SERIES[si % len(SERIES)])
+            bx = x0 + si * bar_w
+            if v is not None and (v or show_zero):
+                h = max(0.0, y(v) - bottom)
+                # a zero still shows, as a thin line on the axis
+                d.add(Rect(bx + 0.5, bottom, bar_w - 1, max(h, 1.2), fillColor=color,
+                           strokeColor=None))
+            lo = (s.get("low") or [None] * n)[ci]
+            hi = (s.get("high") or [None] * n)[ci]
+            if lo is not None and hi is not None:
+                cx = bx + bar_w / 2
+                cap = min(4.0, bar_w * 0.3)
+                d.add(Line(cx, y(lo), cx, y(hi), strokeColor=INK, strokeWidth=0.8))
+                d.add(Line(cx - cap, y(lo), cx + cap, y(lo), strokeColor=INK, strokeWidth=0.8))
+                d.add(Line(cx - cap, y(hi), cx + cap, y(hi), strokeColor=INK, strokeWidth=0.8))
+            if s.get("labels") and s["labels"][ci]:
+                text = s["labels"][ci]
+                h = y(v or 0) - bottom
+                if h > 14:  # inside the bar, left of the whisker, in white
+                    d.add(String(bx + 4, y(v or 0) - 10, text, fontName=FONT_BOLD, fontSize=7,
+                                 fillColor=colors.white))
+                else:
+                    d.add(String(bx + 4, y(v or 0) + 3, text, fontName=FONT_BOLD, fontSize=7,
+                                 fillColor=INK))
+        cx = left + slot * ci + slot / 2
+        if rotate_labels:
+            g = Group(String(0, 0, cat, fontName=FONT, fontSize=6.5, textAnchor="end",
+                             fillColor=INK))
+            g.translate(cx + 2, bottom - 4)
+            g.rotate(45)
+            d.add(g)
+        else:
+            d.add(String(cx, bottom - 10, cat, fontName=FONT, fontSize=7, textAnchor="middle",
+                         fillColor=INK))
+    if len(series) > 1:
+        lx = left + 4
+        for si, s in enumerate(series):
+            color = s.get("color", SERIES[si % len(SERIES)])
+            d.add(Rect(lx, height - 10, 7, 7, fillColor=color, strokeColor=None))
+            d.add(String(lx + 10, height - 9, s["name"], fontName=FONT, fontSize=7, fillColor=INK))
+            lx += 16 + len(s["name"]) * 4.2
+    return d
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _table(rows: list[list[Any]], col_widths: Sequence[float] | None = None,
+           align_right_from: int = 1, status_col: int | None = None) -> Table:
+    t = Table(rows, colWidths=col_widths, repeatRows=1, hAlign="LEFT")
+    style = [
+        ("FONT", (0, 0), (-1, -1), FONT, 7.5),
+        ("FONT", (0, 0), (-1, 0), FONT_BOLD, 7.5),
+        ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.6, INK),
+        ("LINEBELOW", (0, -1), (-1, -1), 0.4, GRID),
+        ("ALIGN", (align_right_from, 0), (-1, -1), "RIGHT"),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.5),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+    ]
+    for r in range(2, len(rows), 2):
+        style.append(("BACKGROUND", (0, r), (-1, r), colors.HexColor("#f3f5f8")))
+    if status_col is not None:
+        for r, row in enumerate(rows[1:], start=1):
+            c = STATUS_COLOR.get(str(row[status_col]))
+            if c is not None:
+                style.append(("TEXTCOLOR", (status_col, r), (status_col, r), c))
+                style.append(("FONT", (status_col, r), (status_col, r), FONT_BOLD, 7.5))
+    t.setStyle(TableStyle(style))
+    return t
+
+
+# --------------------------------------------------------------------------- document
+
+
+def render_report_pdf(report: CheckReport) -> bytes:
+    """The whole report as PDF bytes (deterministic for a given report)."""
+    register_fonts()
+    st = _styles()
+    data = report.to_json(timing=False)
+    spec, opts = data["spec"], data["options"]
+    buf = io.BytesIO()
+    doc = SimpleDocTemplate(buf, pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
+                            topMargin=MARGIN, bottomMargin=MARGIN, invariant=1, pageCompression=1,
+                            title=f"rove check - {spec['name']}", author="rove",
+                            subject=f"Design check of the ROVE card spec '{spec['name']}'",
+                            creator="rove check", initialFontName=FONT)
+    story: list[Any] = []
+    P = Paragraph
+    story.append(P(f"rove check: {_esc(spec['name'])}", st["title"]))
+    limit = ("no time limit" if opts["time_limit"] is None else
+             f"time limit {opts['time_limit']:g} s per solve (safety net)")
+    story.append(P(
+        f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
+        f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
+        f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
+        f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
+        f"mission-cost solve; {limit}. Rules: "
+        + ", ".join(f"{k} {str(v).lower()}" for k, v in opts["rules"].items()) + ".",
+        st["body"]))
+    story.append(P(_esc(data["reproducibility"]["note"]) + ".", st["small"]))
+
+    # ---- static checks
+    story.append(P("Static checks", st["h2"]))
+    rows: list[list[Any]] = [["status", "check", "detail"]]
+    for c in data["checks"]:
+        detail = _esc(c["detail"])
+        for it in c["items"][:12]:
+            detail += f"<br/>{_esc(it['card'])}: " + _esc(it.get("problem") or "; ".join(it.get("problems", [])))
+        if len(c["items"]) > 12:
+            detail += f"<br/>... and {len(c['items']) - 12} more"
+        rows.append([c["status"], P(_esc(c["title"]), st["cell"]), P(detail, st["cell"])])
+    story.append(_table(rows, [16 * mm, 58 * mm, WIDTH - 74 * mm], align_right_from=99, status_col=0))
+
+    # ---- winnability
+    win = data["winnability"]
+    diffs = list(win)
+    story.append(P("Winnability per difficulty", st["h2"]))
+    story.append(P("Bars: win rate among decided deals (solved or proven unsolvable); whiskers: "
+                   "95% Wilson interval. Unknown deals (limit reached) are not counted as wins or "
+                   "losses; the bounds column holds whatever they turn out to be.", st["small"]))
+    chart = bar_chart(
+        diffs, [{"name": "win rate", "values": [w["win_rate"] for w in win.values()],
+                 "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
+                 "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
+                 "labels": [_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
+                            for w in win.values()]}],
+        height=120, y_max=1.0, percent=True, y_label="win rate", width=WIDTH * 0.6)
+    rows = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate", "Wilson 95%",
+             "bounds (all deals)"]]
+    for d, w in win.items():
+        ci = "-" if w["wilson95"] is None else f"{_pct(w['wilson95'][0])} - {_pct(w['wilson95'][1])}"
+        rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], _pct(w["win_rate"]),
+                     ci, f"{_pct(w['bounds'][0])} - {_pct(w['bounds'][1])}"])
+    story.append(KeepTogether([Spacer(1, 3), chart, Spacer(1, 4), _table(rows)]))
+
+    # ---- mission costs
+    mc = data["mission_costs"]
+    story.append(CondPageBreak(90 * mm))
+    story.append(P("Mission costs from the start layouts", st["h2"]))
+    if mc["arrangements"]:
+        sampled = (f"a seeded sample of {mc['arrangements']} of the {mc['arrangements_possible']}"
+                   if mc["sampled"] else f"all {mc['arrangements']}")
+        story.append(P(f"Optimal points to complete each mission from {sampled} start arrangements "
+                       "(2 rows of 3 as dealt), with a bare budget and an empty hand: once with every "
+                       "ability available, once with none. Bars: median; whiskers: min to max.",
+                       st["small"]))
+        cards = list(mc["missions"])
+        series = []
+        for key, name, color in (("with_abilities", "with abilities", SERIES[0]),
+                                 ("no_abilities", "no abilities", SERIES[1])):
+            vals = [mc["missions"][c][key] for c in cards]
+            series.append({"name": name, "color": color, "values": [v["median"] for v in vals],
+                           "low": [v["min"] for v in vals], "high": [v["max"] for v in vals]})
+        story.append(bar_chart(cards, series, height=125, y_label="points", integer=True))
+        hist = [mc["overall"][k]["histogram"] for k in ("with_abilities", "no_abilities")]
+        span = max((len(h) for h in hist), default=0)
+        if span:
+            story.append(Spacer(1, 4))
+            story.append(P("Distribution of optimal costs over every (start, mission) pair.", st["small"]))
+            story.append(bar_chart(
+                [str(i) for i in range(span)],
+                [{"name": "with abilities", "color": SERIES[0],
+                  "values": [(hist[0][i] if i < len(hist[0]) else 0) for i in range(span)]},
+                 {"name": "no abilities", "color": SERIES[1],
+                  "values": [(hist[1][i] if i < len(hist[1]) else 0) for i in range(span)]}],
+                height=95, y_label="count", integer=True, width=WIDTH * 0.7, show_zero=False))
+        rows = [["card", "mission", "abil. min", "median", "max", "mean", "none min", "median",
+                 "max", "mean", "reached", "unknown"]]
+        for cid, e in mc["missions"].items():
+            wa, na = e["with_abilities"], e["no_abilities"]
+            rows.append([cid, e["title"], *(_num(wa[k]) for k in ("min", "median", "max", "mean")),
+                         *(_num(na[k]) for k in ("min", "median", "max", "mean")),
+                         e["reachable_from"], wa["unknown"] + na["unknown"]])
+        story.append(Spacer(1, 4))
+        story.append(_table(rows, align_right_from=2))
+    else:
+        story.append(P("Skipped (no start arrangement was solved).", st["small"]))
+    pts = data["points"]
+    story.append(Spacer(1, 4))
+    story.append(P(
+        f"Points: the deck's movement sides give {pts['base_total']} base / {pts['bonus_total']} "
+        f"bonus points in all (mean {pts['base_mean']:g} / {pts['bonus_mean']:g} a card); "
+        f"{pts['missions_to_win']} missions at the median cost need "
+        f"{_num(pts['needed_no_abilities'])} points without abilities, "
+        f"{_num(pts['needed_with_abilities'])} with every ability.", st["body"]))
+
+    # ---- cards
+    cards_j = data["cards"]
+    story.append(CondPageBreak(90 * mm))
+    story.append(P("Cards", st["h2"]))
+    story.append(P("Cost: mean optimal points of the mission from the starts, with every ability / "
+                   "with none. Blocked (blk): how often the card's mission was the one a lost "
+                   "(unsolvable) deal could not complete, i.e. the mission the deepest line reached. "
+                   "Plays and bonus plays count the movement side in the winning plans found.",
+                   st["small"]))
+    if any(c["blocked_total"] for c in cards_j.values()):
+        story.append(bar_chart(list(cards_j), [
+            {"name": d, "color": SERIES[i % len(SERIES)],
+             "values": [c["blocked"][d] for c in cards_j.values()]}
+            for i, d in enumerate(opts["difficulties"])], height=110, y_label="lost deals",
+            integer=True, show_zero=False))
+    else:
+        story.append(P("No deal was proven unsolvable, so no mission blocked a game.", st["body"]))
+    rows = [["card", "mission", "cost abil./none", "base/bonus", *(f"blk {d[:4]}" for d in diffs),
+             "blk share", "plays", "bonus", "bonus share"]]
+    for cid, c in cards_j.items():
+        rows.append([cid, c["title"],
+                     f"{_num(c['mission_cost_mean'])} / {_num(c['mission_cost_mean_no_abilities'])}",
+                     f"{c['base']}/{c['bonus']}",
+                     *(c["blocked"][d] for d in diffs), _pct(c["blocked_share"]), c["plays"],
+                     c["bonus_plays"], _pct(c["bonus_share"])])
+    story.append(Spacer(1, 4))
+    story.append(_table(rows, align_right_from=2))
+
+    # ---- modules
+    story.append(P("Modules", st["h2"]))
+    story.append(P("Ability uses in the winning plans found; a use through Gripper counts for "
+                   "Gripper (uses) and for the triggered module (via Gripper).", st["small"]))
+    rows = [["module", "name", "ability", "uses", "via Gripper", "wins using", "share of wins"]]
+    for code, m in data["modules"].items():
+        rows.append([code, m["name"], m["ability"], m["uses"], m["triggered_via_gripper"],
+                     m["wins_using"], _pct(m["wins_using_share"])])
+    story.append(_table(rows, align_right_from=3))
+
+    def footer(canvas: Any, doc_: Any) -> None:
+        canvas.saveState()
+        canvas.setFont(FONT, 7)
+        canvas.setFillColor(colors.HexColor("#666666"))
+        canvas.drawString(MARGIN, MARGIN / 2, f"rove check - {spec['name']}")
+        canvas.drawRightString(PAGE[0] - MARGIN, MARGIN / 2, f"page {doc_.page}")
+        canvas.restoreState()
+
+    doc.build(story, onFirstPage=footer, onLaterPages=footer)
+    return buf.getvalue()

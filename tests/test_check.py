@@ -1,0 +1,314 @@
+"""`rove check`: interval maths, known win rates, blockers, JSON schema, executors, CLI, PDF.
+
+The specs here are tiny on purpose (three Sensor modules whose only arrow cannot move
+them out of a row), so every deal is decided in a few hundred search nodes and the
+whole file runs in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rove.check import (
+    CheckOptions,
+    _blocker,
+    deal_seed,
+    outcome_bounds,
+    run_check,
+    start_arrangements,
+    wilson,
+)
+from rove.cli import app
+from rove.deal import deal
+from rove.engine import WON, Deck, state_from_position
+from rove.executors import LocalPoolExecutor, SerialExecutor, chunked
+from rove.position import parse_position
+from rove.spec import load_spec
+
+runner = CliRunner()
+NEVER_MOVE = "#\n#\n#"  # three rows: never matched by a row of three that cannot leave it
+
+
+def spec_text(name: str, missions: list[str], mtw: int, arrows: str = "{kind: short, dirs: [E]}",
+              base: int = 0, bonus: int = 1, movement: str = NEVER_MOVE) -> str:
+    out = [f"format: rove-spec/1", f"name: {name}", f"missions_to_win: {mtw}", "modules:"]
+    for code in "ABC":
+        out += [f"  - id: m{code.lower()}", f"    code: {code}", f"    name: Mod {code}",
+                "    ability: sensor", f"    arrows: [{arrows}]"]
+    out.append("cards:")
+    for i, mission in enumerate(missions, start=1):
+        out += [f"  - id: k{i}", "    mission:", f"      title: Task {i}", "      pattern: |"]
+        out += [f"        {row}" for row in mission.split("\n")]
+        out += ["    movement:", f"      points: {base}", f"      bonus: {bonus}", "      pattern: |"]
+        out += [f"        {row}" for row in movement.split("\n")]
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("specs")
+    texts = {
+        # every mission is matched by any layout: won before the first action
+        "always": spec_text("Always", ["#"] * 8, 2),
+        # three rows needed, only one row possible, no card gives a point: never won
+        # (few cards: the solver proves a loss by trying every order of the card piles)
+        "never": spec_text("Never", [NEVER_MOVE] * 4, 2),
+        # nothing can move and one mission wins: a deal is won exactly when the start row
+        # matches its first mission (probability 1/4 + 3/4 * 1/3 = 1/2 over random deals)
+        "row": spec_text("Row", ["#", "A B", "B C", "C A"], 1),
+        # C can step east once under B ("B / C"); every other mission is out of reach
+        "ell": spec_text("Ell", ["B\nC"] + [NEVER_MOVE] * 6, 2, base=1, bonus=2),
+    }
+    paths = {}
+    for name, text in texts.items():
+        paths[name] = d / f"{name}.yaml"
+        paths[name].write_text(text, encoding="utf-8")
+    (d / "bad.yaml").write_text(texts["row"].replace("code: B", "code: bb"), encoding="utf-8")
+    paths["bad"] = d / "bad.yaml"
+    return paths
+
+
+def opts(**kw: object) -> CheckOptions:
+    base = dict(deals=12, difficulties=("normal", "impossible"), seed=3, node_limit=20_000,
+                mission_node_limit=5_000, time_limit=60.0)
+    base.update(kw)
+    return CheckOptions(**base)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+@pytest.mark.parametrize("k, n, lo, hi", [
+    (0, 10, 0.0, 0.2775),
+    (5, 10, 0.2366, 0.7634),
+    (10, 10, 0.7225, 1.0),
+    (40, 100, 0.3094, 0.4980),
+    (1, 20, 0.0089, 0.2361),
+])
+def test_wilson_known_values(k: int, n: int, lo: float, hi: float) -> None:
+    got = wilson(k, n)
+    assert round(got[0], 4) == lo and round(got[1], 4) == hi
+
+
+def test_wilson_edges_and_bounds() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        wilson(3, 2)
+    assert outcome_bounds(3, 2, 10) == (0.3, 0.5)
+    assert outcome_bounds(0, 0, 0) == (0.0, 1.0)
+
+
+def test_seeds_and_starts_are_stable() -> None:
+    assert deal_seed(0, 0) == deal_seed(0, 0) != deal_seed(0, 1) != deal_seed(1, 0)
+    spec = load_spec("standard")
+    assert len(start_arrangements(spec, None, 0)) == 720
+    sample = start_arrangements(spec, 5, 7)
+    assert sample == start_arrangements(spec, 5, 7) and len(set(sample)) == 5
+    assert start_arrangements(spec, 0, 0) == []
+    chunks = chunked(list(range(50)), 2)
+    assert [i for c in chunks for i, _ in c] == list(range(50))
+
+
+# --------------------------------------------------------------------------- known outcomes
+
+
+def test_always_winnable(specs: dict[str, Path]) -> None:
+    rep = run_check(load_spec(specs["always"]), opts(deals=10)).to_json()
+    for w in rep["winnability"].values():
+        assert (w["solved"], w["unsolvable"], w["unknown"]) == (10, 0, 0)
+        assert w["win_rate"] == 1.0 and w["wilson95"] == [0.7225, 1.0] and w["bounds"] == [1.0, 1.0]
+    assert {c["id"]: c["status"] for c in rep["checks"]}["missions_from_starts"] == "ok"
+    assert all(m["with_abilities"]["matched_at_start"] == 6 for m in rep["mission_costs"]["missions"].values())
+
+
+def test_never_winnable_and_unreachable_mission_named(specs: dict[str, Path]) -> None:
+    spec = load_spec(specs["never"])
+    rep = run_check(spec, opts(deals=10)).to_json()
+    for w in rep["winnability"].values():
+        assert (w["solved"], w["unsolvable"], w["unknown"]) == (0, 10, 0)
+        assert w["win_rate"] == 0.0 and w["wilson95"] == [0.0, 0.2775]
+    row = {c["id"]: c for c in rep["checks"]}["missions_from_starts"]
+    assert row["status"] == "fail"
+    assert "unreachable from every start" in row["detail"] and "k1 (Task 1)" in row["detail"]
+    assert {it["card"] for it in row["items"]} == {f"k{i}" for i in range(1, 5)}
+    # the blocker of each lost deal is its first mission; the counts add up
+    for r in rep["deals"]:
+        assert r["blocker"] == deal(spec, r["seed"], r["difficulty"]).mission
+        assert r["blocker_source"] == "start" and r["deepest"] == 0
+    assert sum(c["blocked_total"] for c in rep["cards"].values()) == 20
+
+
+def test_row_win_rate_is_exact(specs: dict[str, Path]) -> None:
+    """Nothing can move, so a deal is won exactly when its start completes every mission."""
+    spec = load_spec(specs["row"])
+    rep = run_check(spec, opts(deals=30, difficulties=("normal",))).to_json()
+    deck = Deck(spec)
+    expected = [state_from_position(deck, deal(spec, deal_seed(3, i), "normal")).status == WON
+                for i in range(30)]
+    got = [r["status"] == "solved" for r in rep["deals"]]
+    assert got == expected and 0 < sum(expected) < 30
+    w = rep["winnability"]["normal"]
+    assert w["solved"] == sum(expected) and w["unknown"] == 0
+    assert w["wilson95"] == [round(x, 4) for x in wilson(sum(expected), 30)]
+    lost = [r for r in rep["deals"] if r["status"] == "unsolvable"]
+    assert all(r["blocker"] is not None for r in lost)
+    assert sum(c["blocked"]["normal"] for c in rep["cards"].values()) == len(lost)
+
+
+def test_blocker_found_along_a_line(specs: dict[str, Path]) -> None:
+    """A Sensor draws a card, its point moves C under B (mission k1); the next mission
+    cannot be matched, whatever the Sensors draw first."""
+    pos = parse_position(
+        f"format: rove-position/1\nspec: {specs['ell']}\nlayout: |\n  A B\n  C .\n"
+        "mission: k1\nhand: []\ndraw: [k2, k3, k4, k5]\n", "ell.yaml")
+    from rove.solve.search import solve
+
+    deepest = [-1]
+    r = solve(pos, max_nodes=20_000, progress=lambda d: deepest.__setitem__(0, max(deepest[0], d)))
+    assert r.status == "unsolvable" and deepest[0] == 1
+    blocker, how = _blocker(pos, {}, 1, 20_000, None)
+    assert blocker in ("k2", "k3", "k4", "k5") and how == "line"
+    assert _blocker(pos, {"deepest_mission": "k9"}, 1, 20_000, None) == ("k9", "solver")
+
+
+def test_workers_refuse_a_stale_spec_and_report_progress(specs: dict[str, Path]) -> None:
+    from rove.check import _spec, spec_fingerprint
+
+    spec = load_spec(specs["row"])
+    assert _spec(str(specs["row"]), spec_fingerprint(spec)) == spec
+    with pytest.raises(RuntimeError, match="differs"):
+        _spec(str(specs["row"]), "0" * 16)
+    seen: list[tuple[str, int, int]] = []
+    run_check(spec, opts(deals=3, starts=2), progress=lambda g, d, n: seen.append((g, d, n)))
+    assert seen[-1] == ("impossible", 3, 3) and ("starts", 2, 2) in seen and ("normal", 3, 3) in seen
+
+
+# --------------------------------------------------------------------------- schema, executors
+
+
+def test_json_schema(specs: dict[str, Path]) -> None:
+    rep = run_check(load_spec(specs["row"]), opts(deals=4, starts=2))
+    data = rep.to_json()
+    assert list(data) == ["format", "spec", "options", "reproducibility", "checks",
+                          "mission_costs", "points", "winnability", "cards", "modules", "deals",
+                          "timing"]
+    assert "timing" not in rep.to_json(timing=False)
+    assert data["format"] == "rove-check/1"
+    assert data["options"]["difficulties"] == ["normal", "impossible"]
+    assert data["reproducibility"]["primary_limit"] == "nodes"
+    assert data["reproducibility"]["reproducible"] is True
+    for c in data["checks"]:
+        assert set(c) == {"id", "title", "status", "detail", "items"}
+        assert c["status"] in ("ok", "warn", "fail", "skipped")
+    assert [c["id"] for c in data["checks"]] == ["spec", "mission_patterns", "movement_patterns",
+                                                 "missions_from_starts", "points"]
+    mc = data["mission_costs"]
+    assert mc["arrangements"] == 2 and mc["arrangements_possible"] == 6 and mc["sampled"] is True
+    for m in mc["missions"].values():
+        for key in ("with_abilities", "no_abilities"):
+            assert set(m[key]) == {"solved", "unsolvable", "unknown", "matched_at_start", "min",
+                                   "median", "max", "mean", "histogram"}
+    for w in data["winnability"].values():
+        assert set(w) == {"deals", "solved", "unsolvable", "unknown", "decided", "win_rate",
+                          "wilson95", "bounds", "unknown_by_limit", "lost_missions_done_mean",
+                          "nodes_total"}
+        assert isinstance(w["deals"], int) and isinstance(w["bounds"], list)
+        assert w["solved"] + w["unsolvable"] + w["unknown"] == w["deals"] == 4
+    for c in data["cards"].values():
+        assert isinstance(c["blocked"], dict) and isinstance(c["plays"], int)
+        assert isinstance(c["bonus_plays"], int) and isinstance(c["title"], str)
+    for m in data["modules"].values():
+        assert set(m) == {"name", "ability", "uses", "triggered_via_gripper", "wins_using",
+                          "wins_using_share"}
+    assert len(data["deals"]) == 8 and "seconds" not in data["deals"][0]
+    assert set(data["timing"]) >= {"seconds_total", "executor", "workers"}
+    json.dumps(data)  # plain JSON values only
+
+
+def test_executors_give_identical_results(specs: dict[str, Path]) -> None:
+    spec = load_spec(specs["row"])
+    o = opts(deals=10, starts=3)
+    serial = run_check(spec, o, SerialExecutor()).to_json(timing=False)
+    with LocalPoolExecutor(1) as one:
+        pool1 = run_check(spec, o, one).to_json(timing=False)
+    with LocalPoolExecutor(2, max_chunk=2) as two:
+        pool2 = run_check(spec, o, two).to_json(timing=False)
+    assert serial == pool1 == pool2
+    assert run_check(spec, o).to_json(timing=False) == serial  # run twice: same figures
+
+
+@pytest.mark.parametrize("workers, processes", [(2, False), (1, True)])
+def test_dask_executor_matches_local_pool(specs: dict[str, Path], workers: int, processes: bool) -> None:
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    from rove.executors import DaskExecutor
+
+    spec = load_spec(specs["row"])
+    o = opts(deals=10, starts=3)
+    serial = run_check(spec, o).to_json(timing=False)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                      dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        with DaskExecutor(client=client) as ex:
+            got = run_check(spec, o, ex).to_json(timing=False)
+        with DaskExecutor(address=cluster.scheduler_address) as ex:
+            got2 = run_check(spec, o, ex).to_json(timing=False)
+    assert got == serial == got2
+
+
+# --------------------------------------------------------------------------- CLI and PDF
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["check", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_json_and_tables(specs: dict[str, Path]) -> None:
+    args = [specs["row"], "--deals", "6", "--difficulty", "normal,hard", "--seed", "5",
+            "--starts", "2", "--jobs", "1", "--node-limit", "5000"]
+    code, out, _ = invoke(*args, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert list(data["winnability"]) == ["normal", "hard"] and data["options"]["seed"] == 5
+    code2, out2, _ = invoke(*args, "--json")
+    a, b = json.loads(out2), data
+    a.pop("timing"), b.pop("timing")
+    assert a == b
+    code, out, _ = invoke(*args)
+    assert code == 0
+    for text in ("Static checks", "Winnability", "Wilson 95%", "Cards", "Modules", "node count"):
+        assert text in out
+
+
+def test_cli_bad_input(specs: dict[str, Path], tmp_path: Path) -> None:
+    code, out, err = invoke(specs["bad"], "--deals", "1")
+    assert code == 2 and "bb" in err and out == ""
+    code, _, err = invoke(specs["row"], "--difficulty", "easy")
+    assert code == 2 and "difficulty" in err
+    code, _, err = invoke(specs["row"], "--executor", "dask")
+    assert code == 2 and "--scheduler" in err
+    code, _, err = invoke(tmp_path / "missing.yaml")
+    assert code == 2
+
+
+def test_pdf_report_is_deterministic(specs: dict[str, Path], tmp_path: Path) -> None:
+    pypdf = pytest.importorskip("pypdf")
+    from rove.pdf.report import render_report_pdf
+
+    rep = run_check(load_spec(specs["row"]), opts(deals=8, starts=6))
+    one, two = render_report_pdf(rep), render_report_pdf(rep)
+    assert one == two and one.startswith(b"%PDF")
+    text = "".join(p.extract_text() for p in pypdf.PdfReader(__import__("io").BytesIO(one)).pages)
+    for words in ("rove check: Row", "Static checks", "Winnability per difficulty",
+                  "Mission costs", "Cards", "Modules"):
+        assert words in text
+    out = tmp_path / "r.pdf"
+    code, _, _ = invoke(specs["never"], "--deals", "3", "--jobs", "1", "--report", out, "--json")
+    assert code == 0 and out.read_bytes().startswith(b"%PDF")
