@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..actions import Action
 from ..engine import PLAYING, WON, Deck, State
@@ -37,7 +38,8 @@ GREEDY_SHARE = 0.25  # and this share of the time and node limits
 
 
 class _GameSearch:
-    def __init__(self, deck: Deck, budget: Budget, progress: Callable[[int], None] | None) -> None:
+    def __init__(self, deck: Deck, budget: Budget, progress: Callable[[int], None] | None,
+                 stats: dict[str, Any] | None = None) -> None:
         self.deck = deck
         self.budget = budget
         self.h = Heuristic(deck)
@@ -46,7 +48,17 @@ class _GameSearch:
         #: first states of missions shown to lose whatever is spent on the mission
         self.lost_start: set[tuple] = set()
         self.progress = progress
-        self.best_done = -1
+        #: the deepest line so far: missions done and the mission it could not complete
+        #: (a lost deal's blocker), shared by the searches of one solve
+        self.stats = stats if stats is not None else {}
+        self.best_done = self.stats.get("deepest_done", -1)
+
+    def _deepest(self, s: State) -> None:
+        self.best_done = s.done
+        self.stats["deepest_done"] = s.done
+        self.stats["deepest_mission"] = self.deck.card_ids[s.mission] if s.mission >= 0 else None
+        if self.progress:
+            self.progress(s.done)
 
     # ------------------------------------------------------------------ deciding
     def win_from(self, s: State) -> list[Action] | None:
@@ -65,9 +77,7 @@ class _GameSearch:
         if key in self.lost_start:
             return None
         if s.done > self.best_done:
-            self.best_done = s.done
-            if self.progress:
-                self.progress(s.done)
+            self._deepest(s)
         need = self.h.points_needed(s)
         top = self.h.points_obtainable(s)
         # the cheapest completions first, then everything at once: more steps would
@@ -121,9 +131,7 @@ class _GameSearch:
             return None
         self.budget.tick()
         if s.done > self.best_done:
-            self.best_done = s.done
-            if self.progress:
-                self.progress(s.done)
+            self._deepest(s)
         children = []
         for a, s2 in _useful_successors(self.deck, s):
             cost = a.act == "move"
@@ -148,7 +156,8 @@ class _GameSearch:
 
 
 def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
-               progress: Callable[[int], None] | None = None) -> tuple[list[Action] | None, bool]:
+               progress: Callable[[int], None] | None = None,
+               stats: dict[str, Any] | None = None) -> tuple[list[Action] | None, bool]:
     """A winning plan for the whole deal, or None when none exists; raises Limit.
 
     The flag says whether the plan is proven to spend the fewest points (only asked
@@ -156,7 +165,8 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20000))
     try:
-        search = _GameSearch(deck, budget, progress)
+        stats = stats if stats is not None else {}
+        search = _GameSearch(deck, budget, progress, stats)
         if not optimal:
             # A portfolio of two exact searches: a short greedy dive (finds most wins in
             # a few hundred nodes), then the mission-by-mission deepening search, which
@@ -166,13 +176,14 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
             quick = Budget(now + share, min(budget.max_nodes, max(
                 GREEDY_NODES, int(budget.max_nodes * GREEDY_SHARE))))
             try:
-                plan = _GameSearch(deck, quick, progress).run(start, INF)
+                plan = _GameSearch(deck, quick, progress, stats).run(start, INF)
                 budget.nodes += quick.nodes
                 return plan, False
             except Limit:
                 budget.nodes += quick.nodes
                 if budget.nodes >= budget.max_nodes:
                     raise
+            search.best_done = stats.get("deepest_done", -1)
             return search.win_from(start), False
         plan = search.run(start, INF)
         if plan is None:

@@ -45,6 +45,8 @@ class SolveResult:
         }
         if self.reason:
             out["reason"] = self.reason
+        if self.stats:
+            out["stats"] = self.stats
         return out
 
     @property

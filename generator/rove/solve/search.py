@@ -434,6 +434,7 @@ def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None 
     start = state_from_position(deck, pos)
     budget = Budget.of(time_limit, max_nodes)
     rules = pos.rules.to_dict()
+    stats: dict[str, object] = {}
     try:
         if pos.goal == "mission":
             fn = solve_mission if method == "astar" else solve_mission_bfs
@@ -442,18 +443,19 @@ def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None 
         else:
             from .game import solve_game
 
-            plan, is_optimal = solve_game(deck, start, budget, optimal=optimal, progress=progress)
+            plan, is_optimal = solve_game(deck, start, budget, optimal=optimal, progress=progress,
+                                          stats=stats)
     except Limit:
         return SolveResult(UNKNOWN, "search", pos.goal, False, None, None, None,
                            time.monotonic() - t0, rules, nodes=budget.nodes,
-                           reason="time or node limit reached")
+                           reason="time or node limit reached", stats=stats)
     if plan is None:
         return SolveResult(UNSOLVABLE, "search", pos.goal, False, None, None, None,
-                           time.monotonic() - t0, rules, nodes=budget.nodes)
+                           time.monotonic() - t0, rules, nodes=budget.nodes, stats=stats)
     verify_plan(pos, plan, deck)
     points, cards, abilities = plan_cost(plan)
     reason = ("the limit was reached before this win was proven the cheapest"
               if optimal and not is_optimal else "")
     return SolveResult(SOLVED, "search", pos.goal, is_optimal, tuple(plan), points, cards,
                        time.monotonic() - t0, rules, nodes=budget.nodes, abilities=abilities,
-                       reason=reason)
+                       reason=reason, stats=stats)
