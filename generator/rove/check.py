@@ -21,11 +21,8 @@ current process, a local process pool or a Dask cluster (``rove.executors``) wit
 same results: they are gathered by task index, never by arrival order.
 
 The blocker of an unsolvable deal is the mission the deepest line reached but could not
-complete.  The solver reports the deepest number of completed missions through its
-``progress`` callback (exact: the search that proved the deal unsolvable visited every
-line); the mission at that depth is found by solving the same deal with
-``missions_to_win`` lowered to that depth and replaying the plan on the real deal.  If
-the solver's result carries ``stats["deepest_mission"]`` that is used instead.
+complete, as the game solver reports it (``stats["deepest_mission"]``; exact, since the
+search that proved the deal unsolvable visited every line).
 """
 
 from __future__ import annotations
@@ -38,7 +35,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -211,13 +208,7 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    deepest = [-1]
-
-    def progress(done: int) -> None:
-        if done > deepest[0]:
-            deepest[0] = done
-
-    r = solve(pos, time_limit=time_limit, max_nodes=node_limit, progress=progress)
+    r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
     out: dict[str, Any] = {
         "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
         "nodes": r.nodes, "limit": _limit_hit(r.status, r.nodes, node_limit),
@@ -243,44 +234,12 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
         out["ability_uses"] = dict(sorted(uses.items()))
     else:
         stats = r.stats or {}
-        d = stats.get("deepest_done", deepest[0])
+        d = stats.get("deepest_done")
         out["deepest"] = d if isinstance(d, int) and d >= 0 else None
-        if r.status == "unsolvable":
-            out["blocker"], out["blocker_source"] = _blocker(pos, stats, out["deepest"],
-                                                             node_limit, time_limit)
+        if r.status == "unsolvable" and isinstance(stats.get("deepest_mission"), str):
+            out["blocker"], out["blocker_source"] = stats["deepest_mission"], "solver"
     out["seconds"] = time.monotonic() - t0
     return out
-
-
-def _blocker(pos: Any, stats: dict[str, Any], deepest: int | None, node_limit: int,
-             time_limit: float | None) -> tuple[str | None, str | None]:
-    """The mission the deepest line of an unsolvable deal reached but could not complete.
-
-    Returns (card id or None, how it was found: solver | start | line | None)."""
-    from .engine import PLAYING, Deck, state_from_position
-    from .replay import replay
-    from .solve.search import solve
-
-    if isinstance(stats.get("deepest_mission"), str):
-        return stats["deepest_mission"], "solver"
-    if deepest is None:
-        return None, None
-    deck = Deck(pos.spec, pos.rules)
-    s0 = state_from_position(deck, pos)
-    if s0.status != PLAYING:
-        return None, None
-    if deepest <= s0.done:
-        return deck.card_ids[s0.mission], "start"
-    # The same deal with the game shortened to `deepest` missions: the solver's search
-    # reaches that depth along the same lines, so a plan is found within the budget.
-    short = replace(pos, spec=replace(pos.spec, missions_to_win=deepest))
-    r = solve(short, time_limit=time_limit, max_nodes=node_limit)
-    if r.status != "solved" or r.plan is None:
-        return None, None
-    final = replay(pos, r.plan).final
-    if final.status == PLAYING and final.done == deepest and final.mission >= 0:
-        return deck.card_ids[final.mission], "line"
-    return None, None
 
 
 def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],

@@ -318,7 +318,6 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
     best_g[k0] = (0, 0, 0)
     parents[k0] = (None, None, 0)
     incumbent: tuple[int, int, int] | None = None
-    goal_key: tuple | None = None
     goal_parent: tuple | None = None
     goal_action: Action | None = None
     goal_state: State | None = None
