@@ -602,11 +602,13 @@ def _default_rules() -> dict[str, Any]:
 # --------------------------------------------------------------------------- terminal output
 
 
-def _pct(x: float | None) -> str:
+def fmt_pct(x: float | None) -> str:
+    """A share as a percentage for tables (terminal and PDF); None as a dash."""
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def _num(x: float | int | None) -> str:
+def fmt_num(x: float | int | None) -> str:
+    """A figure for tables: floats to two decimals at most; None as a dash."""
     if x is None:
         return "-"
     return f"{round(x, 2):g}" if isinstance(x, float) else str(x)
@@ -675,7 +677,7 @@ def print_report(report: CheckReport, console: Any) -> None:
             for k in ("with_abilities", "no_abilities"):
                 x = e[k]
                 cells.append("-" if x["min"] is None else
-                             f"{_num(x['min'])}/{_num(x['median'])}/{_num(x['max'])} ({_num(x['mean'])})")
+                             f"{fmt_num(x['min'])}/{fmt_num(x['median'])}/{fmt_num(x['max'])} ({fmt_num(x['mean'])})")
             t.add_row(cid, e["title"], *cells, str(e["reachable_from"]),
                       str(e["with_abilities"]["unknown"] + e["no_abilities"]["unknown"]))
         console.print(t)
@@ -685,15 +687,15 @@ def print_report(report: CheckReport, console: Any) -> None:
     for d, w in data["winnability"].items():
         ci = w["wilson95"] or [None, None]
         t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
-                  _pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
+                  fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
     console.print(t)
 
     t = table("Cards", "card", "mission", "cost", "pts", f"blocked ({'/'.join(d[0] for d in diffs)})",
               "share", "plays", "bonus", left=2)
     for cid, c in data["cards"].items():
-        t.add_row(cid, c["title"], f"{_num(c['mission_cost_mean'])}/{_num(c['mission_cost_mean_no_abilities'])}",
+        t.add_row(cid, c["title"], f"{fmt_num(c['mission_cost_mean'])}/{fmt_num(c['mission_cost_mean_no_abilities'])}",
                   f"{c['base']}/{c['bonus']}", "/".join(str(c["blocked"][d]) for d in diffs),
-                  _pct(c["blocked_share"]), str(c["plays"]), f"{c['bonus_plays']} ({_pct(c['bonus_share'])})")
+                  fmt_pct(c["blocked_share"]), str(c["plays"]), f"{c['bonus_plays']} ({fmt_pct(c['bonus_share'])})")
     console.print(t)
     console.print("[dim]cost: mean optimal points from the starts with/without abilities; pts: "
                   "base/bonus; blocked: lost deals whose deepest line stopped at this mission; "
@@ -703,7 +705,7 @@ def print_report(report: CheckReport, console: Any) -> None:
               "uses", "via Gripper", "wins using", left=3)
     for code, m in data["modules"].items():
         t.add_row(code, m["name"], m["ability"], str(m["uses"]), str(m["triggered_via_gripper"]),
-                  f"{m['wins_using']} ({_pct(m['wins_using_share'])})")
+                  f"{m['wins_using']} ({fmt_pct(m['wins_using_share'])})")
     console.print(t)
 
     rep = data["reproducibility"]

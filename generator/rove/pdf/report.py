@@ -29,7 +29,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ..check import FAIL, OK, SKIPPED, WARN, CheckReport
+from ..check import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
 from .fonts import FONT, FONT_BOLD, register_fonts
 
 PAGE = A4
@@ -57,16 +57,6 @@ def _styles() -> dict[str, ParagraphStyle]:
                                 textColor=colors.HexColor("#444444")),
         "cell": ParagraphStyle("cell", parent=base, fontSize=7.5, leading=9),
     }
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _num(x: float | int | None) -> str:
-    if x is None:
-        return "-"
-    return f"{round(x, 2):g}" if isinstance(x, float) else str(x)
 
 
 def _esc(text: str) -> str:
@@ -260,15 +250,15 @@ def render_report_pdf(report: CheckReport) -> bytes:
         diffs, [{"name": "win rate", "values": [w["win_rate"] for w in win.values()],
                  "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
                  "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
-                 "labels": [_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
+                 "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
                             for w in win.values()]}],
         height=120, y_max=1.0, percent=True, y_label="win rate", width=WIDTH * 0.6)
     rows = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate", "Wilson 95%",
              "bounds (all deals)"]]
     for d, w in win.items():
-        ci = "-" if w["wilson95"] is None else f"{_pct(w['wilson95'][0])} - {_pct(w['wilson95'][1])}"
-        rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], _pct(w["win_rate"]),
-                     ci, f"{_pct(w['bounds'][0])} - {_pct(w['bounds'][1])}"])
+        ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
+        rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
+                     ci, f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
     story.append(KeepTogether([Spacer(1, 3), chart, Spacer(1, 4), _table(rows)]))
 
     # ---- mission costs
@@ -306,8 +296,8 @@ def render_report_pdf(report: CheckReport) -> bytes:
                  "max", "mean", "reached", "unknown"]]
         for cid, e in mc["missions"].items():
             wa, na = e["with_abilities"], e["no_abilities"]
-            rows.append([cid, e["title"], *(_num(wa[k]) for k in ("min", "median", "max", "mean")),
-                         *(_num(na[k]) for k in ("min", "median", "max", "mean")),
+            rows.append([cid, e["title"], *(fmt_num(wa[k]) for k in ("min", "median", "max", "mean")),
+                         *(fmt_num(na[k]) for k in ("min", "median", "max", "mean")),
                          e["reachable_from"], wa["unknown"] + na["unknown"]])
         story.append(Spacer(1, 4))
         story.append(_table(rows, align_right_from=2))
@@ -319,8 +309,8 @@ def render_report_pdf(report: CheckReport) -> bytes:
         f"Points: the deck's movement sides give {pts['base_total']} base / {pts['bonus_total']} "
         f"bonus points in all (mean {pts['base_mean']:g} / {pts['bonus_mean']:g} a card); "
         f"{pts['missions_to_win']} missions at the median cost need "
-        f"{_num(pts['needed_no_abilities'])} points without abilities, "
-        f"{_num(pts['needed_with_abilities'])} with every ability.", st["body"]))
+        f"{fmt_num(pts['needed_no_abilities'])} points without abilities, "
+        f"{fmt_num(pts['needed_with_abilities'])} with every ability.", st["body"]))
 
     # ---- cards
     cards_j = data["cards"]
@@ -343,10 +333,10 @@ def render_report_pdf(report: CheckReport) -> bytes:
              "blk share", "plays", "bonus", "bonus share"]]
     for cid, c in cards_j.items():
         rows.append([cid, c["title"],
-                     f"{_num(c['mission_cost_mean'])} / {_num(c['mission_cost_mean_no_abilities'])}",
+                     f"{fmt_num(c['mission_cost_mean'])} / {fmt_num(c['mission_cost_mean_no_abilities'])}",
                      f"{c['base']}/{c['bonus']}",
-                     *(c["blocked"][d] for d in diffs), _pct(c["blocked_share"]), c["plays"],
-                     c["bonus_plays"], _pct(c["bonus_share"])])
+                     *(c["blocked"][d] for d in diffs), fmt_pct(c["blocked_share"]), c["plays"],
+                     c["bonus_plays"], fmt_pct(c["bonus_share"])])
     story.append(Spacer(1, 4))
     story.append(_table(rows, align_right_from=2))
 
@@ -357,7 +347,7 @@ def render_report_pdf(report: CheckReport) -> bytes:
     rows = [["module", "name", "ability", "uses", "via Gripper", "wins using", "share of wins"]]
     for code, m in data["modules"].items():
         rows.append([code, m["name"], m["ability"], m["uses"], m["triggered_via_gripper"],
-                     m["wins_using"], _pct(m["wins_using_share"])])
+                     m["wins_using"], fmt_pct(m["wins_using_share"])])
     story.append(_table(rows, align_right_from=3))
 
     def footer(canvas: Any, doc_: Any) -> None:
