@@ -173,13 +173,7 @@ def solve(
 
     pos = load_position(position)
     if engine is Engine.cpsat:
-        try:
-            from .solve.cpsat import solve as solve_cpsat
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.solve.cpsat":
-                raise
-            raise fail_input("--engine cpsat is not in this build yet (the CP-SAT model is "
-                             "work in progress); use --engine search") from None
+        from .solve.cpsat import solve as solve_cpsat
 
         result = solve_cpsat(pos, time_limit=time_limit, optimal=optimal)
     else:

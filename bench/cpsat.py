@@ -1,0 +1,190 @@
+"""CP-SAT model against the exact search engine on the same mission puzzles.
+
+    python bench/cpsat.py [--puzzles 50] [--time-limit 60] [--modes hint,model]
+                          [--max-budget N] [--keep-hand] [--json FILE]
+
+The instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
+for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
+``random_mission_puzzle`` for a harder family (a hand of cards to play).  Each puzzle is solved, one after the other (both
+engines get the two cores to themselves), by
+
+* ``search``: A* (``rove.solve.search.solve``);
+* ``cpsat``  (mode ``hint``, the default engine): the model with the search engine's plan
+  as hint and as a bound on the points; its time includes that search;
+* ``model`` (mode ``model``): the model alone, no hint, horizon from the card and
+  ability counts only: how far the formulation gets by itself.
+
+For every engine: the split solved / unsolvable / unknown, proven optima, median and
+maximum seconds; against search: the median of per-puzzle ratios (engine seconds /
+search seconds) and the ratio of the medians.  It then lists where CP-SAT was faster
+(by what it had to prove: infeasibility, or optimality) and where search was, and every
+disagreement on a decided puzzle (status, points, cards, abilities), which is a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+try:
+    import rove  # noqa: F401
+except ImportError:  # run from a checkout without the package installed
+    sys.path.insert(0, str(ROOT / "generator"))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+DECIDED = ("solved", "unsolvable")
+console = Console(width=None if sys.stdout.isatty() else 132)
+
+
+def run(engine: str, pos: Any, limit: float) -> dict[str, Any]:
+    """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden."""
+    from rove.solve.cpsat import solve as solve_cpsat
+    from rove.solve.search import solve as solve_search
+
+    t0 = time.perf_counter()
+    try:
+        if engine == "search":
+            r = solve_search(pos, time_limit=limit)
+        else:
+            r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat")
+    except Exception as exc:  # noqa: BLE001 - a solver bug is a result here
+        return {"engine": engine, "status": "error", "seconds": time.perf_counter() - t0,
+                "error": f"{type(exc).__name__}: {exc}", "cost": None, "optimal": False}
+    rec = {"engine": engine, "status": r.status, "seconds": time.perf_counter() - t0,
+           "cost": [r.points, r.cards, r.abilities] if r.status == "solved" else None,
+           "optimal": r.optimal if r.status == "solved" else r.status == "unsolvable"}
+    for key in ("horizon", "hint_seconds", "cpsat_seconds", "status", "model"):
+        if key in r.stats:
+            rec["cpsat_" + key if not key.startswith("cpsat") else key] = r.stats[key]
+    return rec
+
+
+def summary(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    secs = [r["seconds"] for r in recs]
+    return {
+        "n": len(recs),
+        **{s: sum(r["status"] == s for r in recs) for s in (*DECIDED, "unknown", "error")},
+        "proven": sum(bool(r["optimal"]) for r in recs),
+        "median_s": statistics.median(secs),
+        "max_s": max(secs),
+    }
+
+
+def ratios(engine: list[dict[str, Any]], search: list[dict[str, Any]]) -> dict[str, Any]:
+    """engine seconds / search seconds on the puzzles both decided."""
+    pairs = [(e["seconds"], s["seconds"]) for e, s in zip(engine, search)
+             if e["status"] in DECIDED and s["status"] in DECIDED]
+    if not pairs:
+        return {"puzzles": 0, "median_of_ratios": None, "ratio_of_medians": None}
+    return {"puzzles": len(pairs),
+            "median_of_ratios": statistics.median(e / max(s, 1e-6) for e, s in pairs),
+            "ratio_of_medians": (statistics.median(e for e, _ in pairs)
+                                 / max(statistics.median(s for _, s in pairs), 1e-6))}
+
+
+def answer(r: dict[str, Any]) -> tuple[Any, ...]:
+    return (r["status"], *(r["cost"] or (None, None, None)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--puzzles", type=int, default=50)
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--modes", default="hint,model",
+                    help="CP-SAT modes to run: hint (the engine as shipped), model (no hint)")
+    ap.add_argument("--max-budget", type=int, default=None,
+                    help="random_mission_puzzle's max_budget (default: its own)")
+    ap.add_argument("--keep-hand", action="store_true",
+                    help="keep the dealt hand (puzzles with cards to play)")
+    ap.add_argument("--json", type=Path, default=None, help="save every record and the summary")
+    args = ap.parse_args(argv)
+
+    from rove.puzzles import random_mission_puzzle
+    from rove.spec import load_spec
+
+    spec = load_spec("standard")
+    engines = ["search"] + [{"hint": "cpsat", "model": "model"}[m] for m in args.modes.split(",") if m]
+    recs: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
+    t_all = time.perf_counter()
+    for seed in range(args.puzzles):
+        kw: dict[str, Any] = {"keep_hand": args.keep_hand}
+        if args.max_budget is not None:
+            kw["max_budget"] = args.max_budget
+        pos = random_mission_puzzle(spec, seed, **kw)
+        line = [f"{seed:3d}"]
+        for e in engines:
+            r = run(e, pos, args.time_limit)
+            r["seed"] = seed
+            recs[e].append(r)
+            cost = "" if r["cost"] is None else "/".join(map(str, r["cost"]))
+            line.append(f"{e} {r['status'][:5]} {cost:7s} {r['seconds']:7.2f}s")
+        console.print("  ".join(line), highlight=False)
+
+    extra = "".join([f", max_budget={args.max_budget}" if args.max_budget is not None else "",
+                     ", keep_hand" if args.keep_hand else ""])
+    table = Table(title=f"CP-SAT vs search: random_mission_puzzle(standard, 0..{args.puzzles - 1}"
+                        f"{extra}), limit {args.time_limit:g} s")
+    for col in ("engine", "solved", "unsolvable", "unknown", "errors", "proven", "median s",
+                "max s", "ratio: median of", "ratio of medians"):
+        table.add_column(col, justify="left" if col == "engine" else "right")
+    out: dict[str, Any] = {"puzzles": args.puzzles, "time_limit": args.time_limit,
+                           "max_budget": args.max_budget, "keep_hand": args.keep_hand,
+                           "python": platform.python_version(), "engines": {}}
+    for e in engines:
+        s = summary(recs[e])
+        rr = ratios(recs[e], recs["search"]) if e != "search" else {}
+        out["engines"][e] = {**s, **{f"vs_search_{k}": v for k, v in rr.items()}}
+        table.add_row(e, str(s["solved"]), str(s["unsolvable"]), str(s["unknown"]), str(s["error"]),
+                      str(s["proven"]), f"{s['median_s']:.3f}", f"{s['max_s']:.2f}",
+                      "-" if not rr.get("median_of_ratios") else f"{rr['median_of_ratios']:.1f}x",
+                      "-" if not rr.get("ratio_of_medians") else f"{rr['ratio_of_medians']:.1f}x")
+    console.print(table)
+
+    search = recs["search"]
+    for e in engines[1:]:
+        faster = {"infeasibility": [], "optimality": []}
+        slower = 0
+        disagree = []
+        for r, s in zip(recs[e], search):
+            # a claim is a proven answer: unsolvable, or solved and proven optimal
+            if r["optimal"] and s["optimal"] and answer(r) != answer(s):
+                disagree.append((r["seed"], answer(s), answer(r)))
+            if r["status"] not in DECIDED or not r["optimal"]:
+                continue
+            if s["status"] not in DECIDED or r["seconds"] < s["seconds"]:
+                kind = "infeasibility" if r["status"] == "unsolvable" else "optimality"
+                faster[kind].append(f"{r['seed']} ({r['seconds']:.2f}s vs {s['seconds']:.2f}s"
+                                    + ("" if s["status"] in DECIDED else f", search {s['status']}") + ")")
+            else:
+                slower += 1
+        console.print(f"[b]{e}[/b] faster than search proving infeasibility: "
+                      f"{', '.join(faster['infeasibility']) or 'never'}", highlight=False)
+        console.print(f"[b]{e}[/b] faster than search proving optimality: "
+                      f"{', '.join(faster['optimality']) or 'never'}", highlight=False)
+        console.print(f"[b]{e}[/b] slower than search (both proven): {slower} puzzles", highlight=False)
+        console.print(f"[b]{e}[/b] disagreements with search: "
+                      f"{disagree if disagree else 'none'}", highlight=False)
+        errors = [(r["seed"], r["error"]) for r in recs[e] if r["status"] == "error"]
+        if errors:
+            console.print(f"[b red]{e} errors[/b red]: {errors}", highlight=False)
+        out["engines"][e]["faster"] = faster
+        out["engines"][e]["disagreements"] = disagree
+    console.print(f"total {time.perf_counter() - t_all:.0f} s", highlight=False)
+    if args.json:
+        args.json.write_text(json.dumps({"summary": out, "records": recs}, indent=1), encoding="utf-8")
+    bad = any(out["engines"][e].get("disagreements") for e in engines[1:]) or \
+        any(r["status"] == "error" for e in engines for r in recs[e])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

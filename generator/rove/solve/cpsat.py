@@ -1,0 +1,321 @@
+"""The CP-SAT engine: ROVE positions solved by the OR-Tools model of ``cpsat_model``.
+
+``solve(pos, time_limit, optimal)`` answers like the search engine (``SolveResult``,
+engine ``cpsat``): ``solved`` with a plan replayed by the rules engine, ``unsolvable``
+only when the model is infeasible over a horizon proven long enough, ``unknown``
+otherwise (with the reason).  OR-Tools is imported here, never at ``import rove``.
+
+Horizon (why INFEASIBLE is a proof)
+===================================
+For ``goal: mission`` a plan is moves, plays and ability uses, in any order:
+
+* abilities: each use flips a distinct module, so at most the number of modules that
+  are active at the start;
+* plays: each play takes a card from the hand, and the hand only gains cards by Sensor
+  draws (own or via Gripper, each a flip), so at most ``|hand| + D`` with ``D`` those
+  draw-capable flips;
+* moves: each costs a point; points come from the start's budget and from plays, so at
+  most ``budget + sum of the bonus points of the cards that can be played`` (a card can
+  be played again only by being discarded and drawn back, which the queue's slots bound).
+
+The horizon is the sum of the three, and no-op steps (a suffix) make one model hold
+every shorter plan.  The move bound is made small in one of two ways: when a plan with
+``P`` points is known (the search engine's, replayed) an optimal plan has at most ``P``
+moves, so one model with ``min(P, that sum)`` moves proves the optimum; otherwise
+iterative deepening on the move budget ``p = 0, 1, ...`` (the first feasible ``p`` is the
+optimal point count, and all of them infeasible up to the sum proves the mission
+impossible).  For ``goal: game`` the same counts apply over the whole game, with
+takes also from reveals and post-completion draws (one each per mission left).
+
+Objective: ``points * W1 + cards * W2 + abilities`` with ``W2`` > any ability count and
+``W1`` > any weighted card count, i.e. lexicographic (points, cards, abilities), the
+order the search engine uses.  Parameters: ``num_workers=2`` (the machines this runs
+on), ``max_time_in_seconds`` from the time limit, a fixed ``random_seed`` so a run is
+reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action
+from ..engine import GOAL, LOST, WON, Deck, IllegalAction, State, apply, state_from_position
+from ..position import Position
+from ..replay import verify_plan
+from .result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
+
+ENGINE = "cpsat"
+SEED = 20240605
+WORKERS = 2
+SUBSOLVERS = ("no_lp", "objective_lb_search_no_lp")
+#: share of the time limit the search hint may use, and its cap in seconds
+HINT_SHARE, HINT_CAP = 0.25, 30.0
+#: horizons above this are refused as too large to be useful
+MAX_HORIZON = 60
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the horizon is made of (see the module docstring)."""
+
+    moves: int
+    plays: int
+    abilities: int
+    takes: int
+    universe: tuple[int, ...]
+
+    @property
+    def horizon(self) -> int:
+        return self.moves + self.plays + self.abilities
+
+
+def _draw_flips(deck: Deck, s: State) -> int:
+    """Flips that can draw a card: active Sensors, and active Grippers when a Sensor can
+    be triggered through them."""
+    sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
+    active = [i for i in range(deck.n) if not s.spent >> i & 1]
+    own = sum(1 for i in sensors if i in active)
+    reachable = [i for i in sensors if i in active or deck.rules.gripper_target != "active_only"]
+    grip = sum(1 for i in active if deck.modules[i].ability == "gripper") if reachable else 0
+    return own + grip
+
+
+def mission_bounds(deck: Deck, s: State) -> Bounds:
+    """Upper bounds on the moves, plays and abilities of any plan for the mission."""
+    takes = _draw_flips(deck, s)
+    known = s.draw + s.discard
+    drawable = known[:takes]
+    slots = max(0, takes - len(known))
+    universe = set(s.hand) | set(drawable)
+    if slots and s.card >= 0:
+        universe.add(s.card)
+    top = max((deck.bonus[c] for c in universe), default=0)
+    moves = s.points + sum(deck.bonus[c] for c in set(s.hand) | set(drawable)) + slots * top
+    abilities = sum(1 for i in range(deck.n) if not s.spent >> i & 1)
+    return Bounds(moves, len(s.hand) + takes, abilities, takes, tuple(sorted(universe)))
+
+
+def _search_hint(pos: Position, seconds: float) -> tuple[list[Action] | None, bool]:
+    """A plan from the search engine within ``seconds`` (None if none), and whether the
+    search proved the mission impossible."""
+    from .search import solve as solve_search
+
+    r = solve_search(pos, time_limit=seconds)
+    if r.status == SOLVED and r.plan is not None:
+        return list(r.plan), False
+    return None, r.status == UNSOLVABLE
+
+
+def _states(deck: Deck, start: State, plan: list[Action]) -> list[State]:
+    out = [start]
+    for a in plan:
+        out.append(apply(deck, out[-1], a))
+    return out
+
+
+def _cut_at_goal(deck: Deck, start: State, plan: list[Action]) -> list[Action]:
+    """The plan up to the first action after which the goal is reached.
+
+    A model plan may pass through a matching layout before its last step; the rules end
+    the mission there, and the prefix costs no more."""
+    s = start
+    for i, a in enumerate(plan):
+        try:
+            s = apply(deck, s, a)
+        except IllegalAction as exc:
+            raise AssertionError(f"cpsat model bug: step {i} ({a}) is illegal: {exc}") from None
+        if s.status in (GOAL, WON):
+            return plan[:i + 1]
+    return plan
+
+
+def solve(pos: Position, time_limit: float | None = None, optimal: bool = False, *,
+          hint: bool = True, seed: int = SEED, log: bool = False) -> SolveResult:
+    """Solve a position with the CP-SAT model; the plan is replayed before returning.
+
+    ``hint``: first give the search engine a short slice and use its plan as the model's
+    solution hint and as a bound on the points (it is replayed, so the bound is sound).
+    For ``goal: mission`` the answer is optimal when CP-SAT proves it; ``optimal`` matters
+    for ``goal: game`` only (then the fewest points are sought, as with the search engine).
+    """
+    t0 = time.monotonic()
+    deck = Deck(pos.spec, pos.rules)
+    start = state_from_position(deck, pos)
+    rules = pos.rules.to_dict()
+
+    def result(status: str, plan: list[Action] | None = None, is_optimal: bool = False,
+               reason: str = "", stats: dict[str, Any] | None = None) -> SolveResult:
+        if plan is not None:
+            verify_plan(pos, plan, deck)
+            points, cards, abilities = plan_cost(plan)
+            return SolveResult(status, ENGINE, pos.goal, is_optimal, tuple(plan), points, cards,
+                               time.monotonic() - t0, rules, abilities=abilities, reason=reason,
+                               stats=stats or {})
+        return SolveResult(status, ENGINE, pos.goal, False, None, None, None,
+                           time.monotonic() - t0, rules, reason=reason, stats=stats or {})
+
+    if start.status in (GOAL, WON):
+        return result(SOLVED, [], True)
+    if start.status == LOST:
+        return result(UNSOLVABLE, reason="the position is already lost")
+    if deck.n < 2:
+        return result(UNKNOWN, reason="the CP-SAT model needs at least two modules")
+    if pos.goal == "mission":
+        return _solve_mission(pos, deck, start, time_limit, hint, seed, log, t0, result)
+    return _solve_game(pos, deck, start, time_limit, optimal, seed, log, t0, result)
+
+
+def _remaining(time_limit: float | None, t0: float) -> float | None:
+    if time_limit is None:
+        return None
+    return max(0.01, time_limit - (time.monotonic() - t0))
+
+
+def _run(model: Any, time_limit: float | None, seed: int, log: bool) -> tuple[Any, int]:
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.num_workers = WORKERS
+    p.random_seed = seed
+    # Planning models are proof-bound clause problems: the LP relaxation of the one-hot
+    # layout is weak and slow, so both workers run without it, one improving solutions
+    # and one raising the objective's lower bound.  LNS and feasibility jump find
+    # nothing here that the hint does not already give; probing costs more than it
+    # saves at these sizes.
+    p.subsolvers.extend(SUBSOLVERS)
+    p.use_lns = False
+    p.use_feasibility_jump = False
+    p.cp_model_probing_level = 0
+    if time_limit is not None:
+        p.max_time_in_seconds = time_limit
+    p.log_search_progress = log
+    status = solver.solve(model.m)
+    return solver, status
+
+
+def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | None, hint: bool,
+                   seed: int, log: bool, t0: float, result: Any) -> SolveResult:
+    """Optimal plan for the mission.
+
+    With a known plan of ``P`` points (the search hint) one model with at most ``P``
+    moves proves the optimum.  Without one, iterative deepening on the move budget: the
+    model for ``p = 0, 1, 2, ...`` admits every plan with at most ``p`` moves (horizon
+    ``p`` + plays + abilities); the first ``p`` that is feasible is the optimal number of
+    points (every smaller one was proven infeasible), so that model's optimum is the
+    true one; when every ``p`` up to the points obtainable is infeasible, no plan exists.
+    """
+    from ortools.sat.python import cp_model
+
+    from .cpsat_model import RoveModel
+
+    bounds = mission_bounds(deck, start)
+    known: list[Action] | None = None
+    hint_seconds = 0.0
+    if hint:
+        slice_ = min(HINT_CAP, HINT_SHARE * time_limit) if time_limit else HINT_CAP
+        t_hint = time.monotonic()
+        known, _ = _search_hint(pos, slice_)
+        hint_seconds = time.monotonic() - t_hint
+    budgets = ([min(bounds.moves, plan_cost(known)[0])] if known is not None
+               else list(range(bounds.moves + 1)))
+    stats: dict[str, Any] = {"hint_seconds": hint_seconds, "bounds": {
+        "moves": bounds.moves, "plays": bounds.plays, "abilities": bounds.abilities,
+        "takes": bounds.takes}, "move_budgets": [], "cpsat_seconds": 0.0}
+    for moves in budgets:
+        horizon = moves + bounds.plays + bounds.abilities
+        stats["horizon"] = horizon
+        if horizon == 0:
+            continue  # no action at all: nothing completes the mission (it did not match)
+        if time_limit is not None and time.monotonic() - t0 >= time_limit:
+            if known is not None:
+                return result(SOLVED, known, False, "time limit reached; plan from the search "
+                              "hint, not proven optimal", stats)
+            return result(UNKNOWN, reason=f"time limit reached (no plan has fewer than {moves} "
+                          "points)", stats=stats)
+        if horizon > MAX_HORIZON:
+            if known is not None:
+                return result(SOLVED, known, False, f"horizon {horizon} is too large for the model; "
+                              "plan from the search hint, not proven optimal", stats)
+            return result(UNKNOWN, reason=f"horizon {horizon} is too large for the model", stats=stats)
+        model = RoveModel(deck, start, horizon, goal="mission", universe=bounds.universe,
+                          max_takes=bounds.takes,
+                          noop_abilities=not deck.rules.auto_complete_on_reveal, min_actions=1)
+        model.m.add(model.n_moves <= moves)
+        if known is not None:
+            model.hint(known, _states(deck, start, known))
+            model.m.add(model.cost <= model.cost_value(*plan_cost(known)))
+        stats["model"] = {"variables": len(model.m.proto.variables),
+                          "constraints": len(model.m.proto.constraints)}
+        solver, status = _run(model, _remaining(time_limit, t0), seed, log)
+        stats["status"] = solver.status_name(status)
+        stats["cpsat_seconds"] += solver.wall_time
+        stats["move_budgets"].append(moves)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            plan = _cut_at_goal(deck, start, model.decode(solver))
+            return result(SOLVED, plan, status == cp_model.OPTIMAL, stats=stats)
+        if status == cp_model.INFEASIBLE:
+            if known is not None:
+                raise AssertionError("cpsat model bug: infeasible although a replayed plan fits")
+            continue
+        if known is not None:
+            return result(SOLVED, known, False, "time limit reached; plan from the search hint, "
+                          "not proven optimal", stats)
+        return result(UNKNOWN, reason="time limit reached", stats=stats)
+    return result(UNSOLVABLE, reason="" if stats["move_budgets"] else "no action is possible",
+                  stats=stats)
+
+
+def game_bounds(deck: Deck, s: State) -> Bounds:
+    """Upper bounds for a whole game: ``R`` missions left, each completion but the last
+    reveals a mission and draws a card (two takes), Sensor flips take one each."""
+    left = deck.missions_to_win - s.done
+    flips = _draw_flips(deck, s)
+    takes = flips + 2 * max(0, left - 1)
+    known = s.draw + s.discard
+    slots = max(0, takes - len(known))
+    universe = set(s.hand) | set(known)
+    if s.card >= 0:
+        universe.add(s.card)
+    plays = len(s.hand) + flips + max(0, left - 1)
+    bonuses = sorted((deck.bonus[c] for c in universe), reverse=True)
+    if slots:
+        moves = s.points + plays * (bonuses[0] if bonuses else 0)
+    else:
+        moves = s.points + sum(bonuses[:plays])
+    abilities = sum(1 for i in range(deck.n) if not s.spent >> i & 1)
+    return Bounds(moves, plays, abilities, takes, tuple(sorted(universe)))
+
+
+def _solve_game(pos: Position, deck: Deck, start: State, time_limit: float | None, optimal: bool,
+                seed: int, log: bool, t0: float, result: Any) -> SolveResult:
+    """A whole game over a horizon that holds every winning plan, so INFEASIBLE proves the
+    deal unwinnable.  Practical only for small custom specs (few modules and cards)."""
+    from ortools.sat.python import cp_model
+
+    from .cpsat_model import RoveModel
+
+    bounds = game_bounds(deck, start)
+    horizon = bounds.horizon
+    stats: dict[str, Any] = {"horizon": horizon, "bounds": {
+        "moves": bounds.moves, "plays": bounds.plays, "abilities": bounds.abilities,
+        "takes": bounds.takes}}
+    if horizon > MAX_HORIZON:
+        return result(UNKNOWN, reason=f"horizon {horizon} is too large for the model "
+                      f"(at most {MAX_HORIZON} steps; use a smaller spec)", stats=stats)
+    model = RoveModel(deck, start, horizon, goal="game", universe=bounds.universe,
+                      max_takes=bounds.takes, noop_abilities=not deck.rules.auto_complete_on_reveal,
+                      min_actions=1, objective=optimal)
+    stats["model"] = {"variables": len(model.m.proto.variables),
+                      "constraints": len(model.m.proto.constraints)}
+    solver, status = _run(model, _remaining(time_limit, t0), seed, log)
+    stats["status"] = solver.status_name(status)
+    stats["cpsat_seconds"] = solver.wall_time
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        plan = _cut_at_goal(deck, start, model.decode(solver))
+        return result(SOLVED, plan, optimal and status == cp_model.OPTIMAL, stats=stats)
+    if status == cp_model.INFEASIBLE:
+        return result(UNSOLVABLE, stats=stats)
+    return result(UNKNOWN, reason="time limit reached", stats=stats)
