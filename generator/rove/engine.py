@@ -65,8 +65,7 @@ class CompiledPattern:
     the image of its first cell.
     """
 
-    __slots__ = ("pattern", "anchor_module", "anchor_off", "named", "anys", "empties", "size",
-                 "first_off", "offsets")
+    __slots__ = ("pattern", "anchor_module", "anchor_off", "named", "anys", "empties", "size")
 
     def __init__(self, pattern: Pattern, index: dict[str, int]) -> None:
         self.pattern = pattern
@@ -91,10 +90,6 @@ class CompiledPattern:
         self.named = tuple(named)
         self.anys = tuple(anys)
         self.empties = tuple(empties)
-        #: every occupied offset relative to the anchor cell (for heuristics)
-        self.offsets = tuple(o - self.anchor_off for o in
-                             [self.anchor_off, *(o for _, o in named), *anys])
-        self.first_off = self.anchor_off
 
     def anchors(self, cells: tuple[int, ...]) -> tuple[int, ...]:
         """Candidate translations (the cell the pattern's (0, 0) maps to)."""
