@@ -2,6 +2,7 @@
 
     python bench/cpsat.py [--puzzles 50] [--time-limit 60] [--modes hint,model]
                           [--max-budget N] [--keep-hand] [--json FILE]
+                          [--generate 3] [--gen-costs 2,5] [--gen-count 7]
 
 The instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
@@ -19,6 +20,10 @@ maximum seconds; against search: the median of per-puzzle ratios (engine seconds
 search seconds) and the ratio of the medians.  It then lists where CP-SAT was faster
 (by what it had to prove: infeasibility, or optimality) and where search was, and every
 disagreement on a decided puzzle (status, points, cards, abilities), which is a bug.
+
+Then the mission generator (``rove generate missions`` on the bundled deck) for seeds
+``0..generate-1``: proven missions per minute, synthesis rounds per mission and where the
+time goes (CP-SAT synthesis, search checks, CP-SAT proofs).  ``--puzzles 0`` runs only that.
 """
 
 from __future__ import annotations
@@ -95,6 +100,37 @@ def answer(r: dict[str, Any]) -> tuple[Any, ...]:
     return (r["status"], *(r["cost"] or (None, None, None)))
 
 
+def bench_generate(seeds: int, count: int, lo: int, hi: int) -> dict[str, Any]:
+    """Proven missions per minute of the CEGAR generator on the bundled deck."""
+    from rove.generate import GenerationFailed, Settings, generate_missions
+    from rove.spec import load_spec
+
+    spec = load_spec("standard")
+    table = Table(title=f"rove generate missions --count {count} --min-cost {lo} --max-cost {hi}")
+    for col in ("seed", "missions", "costs", "rounds", "synth s", "search s", "proof s", "total s",
+                "missions/min"):
+        table.add_column(col, justify="right")
+    recs = []
+    for seed in range(seeds):
+        t0 = time.perf_counter()
+        try:
+            c = generate_missions(spec, Settings(count=count, min_cost=lo, max_cost=hi, seed=seed))
+            n, costs, st = len(c.missions), " ".join(str(m.cost) for m in c.missions), c.stats
+        except GenerationFailed as exc:
+            n, costs, st = 0, f"failed: {exc}", {}
+        dt = time.perf_counter() - t0
+        recs.append({"seed": seed, "missions": n, "seconds": dt, **st})
+        table.add_row(str(seed), str(n), costs, str(st.get("rounds", "-")),
+                      f"{st.get('synth_seconds', 0):.1f}", f"{st.get('search_seconds', 0):.1f}",
+                      f"{st.get('proof_seconds', 0):.1f}", f"{dt:.1f}", f"{60 * n / dt:.1f}")
+    total_n = sum(r["missions"] for r in recs)
+    total_s = sum(r["seconds"] for r in recs)
+    console.print(table)
+    console.print(f"generator: {total_n} proven missions in {total_s:.0f} s = "
+                  f"{60 * total_n / total_s:.1f} missions/min", highlight=False)
+    return {"records": recs, "missions_per_minute": 60 * total_n / total_s}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--puzzles", type=int, default=50)
@@ -106,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-hand", action="store_true",
                     help="keep the dealt hand (puzzles with cards to play)")
     ap.add_argument("--json", type=Path, default=None, help="save every record and the summary")
+    ap.add_argument("--generate", type=int, default=3, help="generator seeds to time (0: none)")
+    ap.add_argument("--gen-costs", default="2,5", help="generator --min-cost,--max-cost")
+    ap.add_argument("--gen-count", type=int, default=7, help="generator --count")
     args = ap.parse_args(argv)
 
     from rove.puzzles import random_mission_puzzle
@@ -178,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[b red]{e} errors[/b red]: {errors}", highlight=False)
         out["engines"][e]["faster"] = faster
         out["engines"][e]["disagreements"] = disagree
+    if args.generate:
+        out["generate"] = bench_generate(args.generate, args.gen_count,
+                                         *map(int, args.gen_costs.split(",")))
     console.print(f"total {time.perf_counter() - t_all:.0f} s", highlight=False)
     if args.json:
         args.json.write_text(json.dumps({"summary": out, "records": recs}, indent=1), encoding="utf-8")

@@ -421,6 +421,79 @@ def book(
         typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)
 
 
+# --------------------------------------------------------------------------- generate
+
+
+@generate_app.command("missions")
+@handles_input_errors
+def generate_missions(
+    spec: Annotated[str, typer.Option(help="Bundled spec name or path: its modules, and the "
+                                           "cards whose missions are replaced.")] = "standard",
+    count: Annotated[int, typer.Option(help="Missions in the sequence.", min=1, max=24)] = 7,
+    min_cost: Annotated[int, typer.Option(help="Least optimal cost (points) of each mission.", min=0)] = 2,
+    max_cost: Annotated[int, typer.Option(help="Greatest optimal cost (points) of each mission.", min=1, max=12)] = 4,
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same missions, byte for byte.")] = 0,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds for the whole run (default: none).", min=1)] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Card spec YAML to write "
+                                                 "(default: print it).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the sequence, costs and plans as JSON.")] = False,
+) -> None:
+    """A new mission sequence, each cost proven by CP-SAT and the search engine, as a card spec.
+
+    From the standard start (the spec's modules in order, 2 rows x 3 columns), mission k's
+    proven optimal cost (points, moving without abilities) from the layout mission k-1 ended
+    in lies in [min-cost, max-cost], ramping up over the sequence.  The missions replace those
+    of the spec's first cards.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .generate import GenerationFailed, Settings
+    from .generate import generate_missions as run
+    from .spec import load_spec
+
+    sp = load_spec(spec)
+    settings = Settings(count=count, min_cost=min_cost, max_cost=max_cost, seed=seed,
+                        time_limit=time_limit)
+    bad = settings.problems(sp)
+    if bad:
+        raise fail_input("generate missions: " + "; ".join(bad))
+    if output is not None and output.is_dir():
+        raise fail_input(f"generate missions: -o {output} is a folder; give a YAML file name")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("proving missions", total=count)
+        try:
+            campaign = run(sp, settings, lambda done, total: bar.update(task, completed=done))
+        except GenerationFailed as exc:
+            typer.echo(f"generate missions: {exc}; nothing written", err=True)
+            raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
+    text = campaign.yaml()
+    if output is not None:
+        try:
+            write_output(output, text)
+        except OSError as exc:
+            raise fail_input(f"generate missions: cannot write {output}: {exc}") from None
+    if as_json:
+        typer.echo(json.dumps(campaign.to_json(), indent=2))
+    elif output is None:
+        typer.echo(text, nl=False)
+    if not as_json:
+        from rich.table import Table
+
+        table = Table(title=f"{count} missions, optimal cost (points, by movement) in "
+                            f"[{min_cost}, {max_cost}]")
+        for col in ("card", "title", "cells", "named", "target", "cost", "rounds"):
+            table.add_column(col, justify="right" if col in ("cells", "target", "cost", "rounds") else "left")
+        for m in campaign.missions:
+            named, = m.pattern.named
+            table.add_row(m.card, m.title, str(m.pattern.size), named, str(m.target), str(m.cost),
+                          str(m.rounds))
+        Console(stderr=True).print(table)
+    if output is not None:
+        typer.echo(f"wrote {output}", err=True)
+
+
 def main() -> None:
     app()
 

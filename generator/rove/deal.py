@@ -6,9 +6,16 @@ import random
 
 from .position import Position
 from .rules import HAND_SIZES, Rules
+from .grid import Cell
 from .spec import Spec
 
 DIFFICULTIES = tuple(HAND_SIZES)
+
+
+def start_layout(codes: list[str] | tuple[str, ...]) -> dict[str, Cell]:
+    """The setup's 2 rows x 3 columns, in the order given (row-major; more modules wrap
+    at 3 a row).  In spec order this is *the* standard start the generator uses."""
+    return {code: (i % 3, i // 3) for i, code in enumerate(codes)}
 
 
 def deal(spec: Spec, seed: int, difficulty: str = "normal", spec_ref: str = "standard",
@@ -20,7 +27,7 @@ def deal(spec: Spec, seed: int, difficulty: str = "normal", spec_ref: str = "sta
     rng = random.Random(f"rove-deal:{seed}")
     codes = list(spec.codes)
     rng.shuffle(codes)
-    cells = {code: (i % 3, i // 3) for i, code in enumerate(codes)}
+    cells = start_layout(codes)
     cards = [c.id for c in spec.cards]
     rng.shuffle(cards)
     n = HAND_SIZES[difficulty]

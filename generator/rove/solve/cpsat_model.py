@@ -220,7 +220,9 @@ class Queue:
 class RoveModel:
     """The time-indexed model for one start state and horizon (see the module docstring).
 
-    ``goal`` is ``mission`` or ``game``.  ``max_takes`` bounds queue takes (draws and
+    ``goal`` is ``mission``, ``game`` or ``free`` (plays as for a mission but nothing is
+    required of the last state: the mission generator adds its own pattern variables
+    there, see ``cpsat_synth``).  ``max_takes`` bounds queue takes (draws and
     reveals) over the plan and ``universe`` lists every card that can be in the hand,
     current or in a slot; ``noop_abilities`` keeps ability uses that change nothing.
     """
@@ -255,7 +257,7 @@ class RoveModel:
         for t in range(self.T):
             self.steps.append(self._step(t))
         self._suffix_noops(min_actions)
-        if goal == "mission" and not self.track_current:
+        if goal in ("mission", "free") and not self.track_current:
             self._dominated_move_pairs()
         if goal == "mission":
             self._mission_goal()
