@@ -1,7 +1,7 @@
 """`rove book`: verified puzzle books.
 
-One small book (4 puzzles: Mission in N, hand puzzle, verified deal) is made once through
-the command line with ``--export-dir``; the tests re-prove what it claims from the
+One small book (4 puzzles: Mission in N, hand puzzle, verified deal) and a one-campaign book
+are made once through the command line with ``--export-dir``; the tests re-prove what it claims from the
 exported files alone (every optimum re-solved, every solution replayed), read the PDF back
 with pypdf (pages, text, cross-references), and make the book a second time in a fresh
 process to compare bytes.  Grades are checked for monotonicity in every feature.
@@ -197,6 +197,57 @@ def test_letter_paper(made: Path) -> None:
     assert len(reader.pages) >= 3 + len(ps) + 1
 
 
+# --------------------------------------------------------------------------- campaigns
+
+
+@pytest.fixture(scope="module")
+def campaign_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("campaign")
+    result = runner.invoke(app, ["book", "--count", "1", "--mix", "campaign:1", "--seed", "2",
+                                 "-o", str(root / "book.pdf"), "--export-dir", str(root / "ex")])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_campaign_legs_chain_and_each_budget_is_the_optimum(campaign_book: Path) -> None:
+    ex = campaign_book / "ex"
+    assert (ex / "01-campaign.spec.yaml").exists()
+    assert runner.invoke(app, ["validate", str(ex / "01-campaign.spec.yaml")]).exit_code == 0
+    legs = sorted(ex.glob("01-campaign-*.yaml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    assert 3 <= len(legs) <= 4
+    end_cells = None
+    for y in legs:
+        pos = load_position(y)
+        assert pos.spent == frozenset(pos.spec.codes) and not pos.hand
+        if end_cells is not None:  # this mission starts where the last one's line ended
+            xs = [x for x, _ in end_cells.values()]
+            ys = [v for _, v in end_cells.values()]
+            assert pos.cells == {c: (x - min(xs), v - min(ys)) for c, (x, v) in end_cells.items()}
+        budget = pos.current.points
+        r = solve(pos, time_limit=60)
+        assert r.status == "solved" and r.points == budget, y.name
+        tight = replace(pos, current=Current(None, budget - 1))
+        assert solve(tight, time_limit=60).status == "unsolvable", y.name
+        rep = replay(pos, load_plan(y.with_name(y.stem + ".plan.json")))
+        assert rep.legal and rep.goal_reached and rep.points_spent == budget
+        final = rep.final
+        end_cells = {c: final_cell for c, final_cell in zip(pos.spec.codes, _cells(final))}
+
+
+def _cells(state) -> list[tuple[int, int]]:
+    from rove.engine import unpack
+
+    return [unpack(c) for c in state.cells]
+
+
+def test_campaign_pages(campaign_book: Path) -> None:
+    text = pdf_text(str(campaign_book / "book.pdf"))
+    page = next(t for t in text if "1. Campaign of" in t and "MISSION 1" in t)
+    assert "budget" in page and "Solution p." in page
+    sol = "\n".join(text[text.index(page) + 1:])  # the solutions follow the puzzle page
+    assert "Mission 1," in sol and "Measured:" in sol and "trap" in sol
+
+
 # --------------------------------------------------------------------------- grades
 
 
@@ -206,10 +257,10 @@ def _random_features(rng: random.Random) -> Features:
                     first_moves=rng.randint(1, 3), branching=rng.randint(1, 200),
                     greedy=rng.randint(0, 2), bonus_needed=rng.random() < 0.5,
                     wrong_plays=rng.randint(0, plays), plays=plays, nodes=rng.randint(0, 5000),
-                    hand_size=rng.randint(3, 5))
+                    hand_size=rng.randint(3, 5), traps=rng.randint(0, 3))
 
 
-@pytest.mark.parametrize("kind", ["mission", "hand", "deal"])
+@pytest.mark.parametrize("kind", ["mission", "hand", "deal", "campaign"])
 def test_grades_are_monotone(kind: str) -> None:
     rng = random.Random(kind)
     assert set(HARDER_WHEN_LARGER) | set(EASIER_WHEN_LARGER) == {f.name for f in fields(Features)}
@@ -233,7 +284,10 @@ def test_mix_and_quotas() -> None:
     assert parse_mix("mission:60,hand:25,deal:15") == {"mission": 60, "hand": 25, "deal": 15}
     assert split_count(30, parse_mix("mission:60,hand:25,deal:15")) == {"mission": 18, "hand": 8, "deal": 4}
     assert sum(star_quotas(18).values()) == 18 and star_quotas(5) == {s: 1 for s in range(1, 6)}
-    for bad in ["", "mission", "mission:x", "bogus:3", "mission:-1", "mission:0", "campaign:10",
+    assert parse_mix("campaign:10,mission:5") == {"campaign": 10, "mission": 5}
+    assert split_count(30, parse_mix("mission:55,hand:20,deal:15,campaign:10")) == {
+        "mission": 17, "hand": 6, "deal": 4, "campaign": 3}
+    for bad in ["", "mission", "mission:x", "bogus:3", "mission:-1", "mission:0",
                 "mission:1,mission:2"]:
         with pytest.raises(ValueError):
             parse_mix(bad)
@@ -279,7 +333,6 @@ def test_first_moves_counts_different_openings() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--mix", "bogus:3"], "unknown puzzle kind"),
-    (["--mix", "campaign:10"], "not available yet"),
     (["--paper", "a4"], "use a5 or letter"),
     (["--count", "0"], ""),
     (["--spec", "no-such-deck"], "no bundled spec"),

@@ -352,7 +352,9 @@ def book(
     spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
     count: Annotated[int, typer.Option(help="Number of puzzles.", min=1, max=200)] = 30,
     mix: Annotated[str, typer.Option(help="Share of each kind: mission (Mission in N), hand "
-                                          "(hand puzzles), deal (verified deals).")] = "mission:60,hand:25,deal:15",
+                                          "(hand puzzles), deal (verified deals), campaign "
+                                          "(generated mission sequences); default "
+                                          "mission:55,hand:20,deal:15,campaign:10.")] = "",
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same book, byte for byte.")] = 1,
     paper: Annotated[str, typer.Option(help="Page size: a5 or letter.")] = "a5",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
@@ -367,12 +369,12 @@ def book(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .book.build import export_files, generate_book, parse_mix, render_book
+    from .book.build import DEFAULT_MIX, export_files, generate_book, parse_mix, render_book
     from .book.generate import KIND_NAMES, Settings
     from .spec import load_spec
 
     try:
-        weights = parse_mix(mix)
+        weights = parse_mix(mix or DEFAULT_MIX)
     except ValueError as exc:
         raise fail_input(f"book: --mix: {exc}") from None
     if paper not in ("a5", "letter"):

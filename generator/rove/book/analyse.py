@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, IllegalAction, State, apply
-from ..solve.search import Budget, Heuristic, _useful_successors, canonical_key, solve_mission
+from ..solve.search import Budget, Heuristic, Limit, _useful_successors, canonical_key, solve_mission
 
 FIRST_MOVES_CAP = 2
 GREEDY_OPTIMAL, GREEDY_OVERSPENDS, GREEDY_FAILS = 0, 1, 2
@@ -131,6 +131,15 @@ def greedy(deck: Deck, start: State, h: Heuristic, optimum: int, max_steps: int 
 
     Returns GREEDY_OPTIMAL (reaches the goal within ``optimum`` points), GREEDY_OVERSPENDS
     (reaches it, spending more) or GREEDY_FAILS (gets stuck or wanders)."""
+    end, spent = greedy_run(deck, start, h, max_steps)
+    if end is None:
+        return GREEDY_FAILS
+    return GREEDY_OPTIMAL if spent <= optimum else GREEDY_OVERSPENDS
+
+
+def greedy_run(deck: Deck, start: State, h: Heuristic, max_steps: int = 40) -> tuple[State | None, int]:
+    """The greedy player's game (see ``greedy``): its goal state and the points it spent,
+    or (None, points) when it gets stuck or wanders."""
     s = start
     seen = {canonical_key(s, True)}
     spent = 0
@@ -146,13 +155,39 @@ def greedy(deck: Deck, start: State, h: Heuristic, optimum: int, max_steps: int 
             if best is None or rank < best[0]:
                 best = (rank, a, s2)
         if best is None:
-            return GREEDY_FAILS
+            return None, spent
         _, a, s = best
         spent += cost(a)
         if s.status in (GOAL, WON):
-            return GREEDY_OPTIMAL if spent <= optimum else GREEDY_OVERSPENDS
+            return s, spent
         seen.add(canonical_key(s, True))
-    return GREEDY_FAILS
+    return None, spent
+
+
+def optimal_finishes(deck: Deck, start: State, optimum: int, max_states: int) -> list[State]:
+    """Every way an optimal plan can leave the layout: the goal states reached with exactly
+    ``optimum`` points (movement only: every action is a move), one per layout up to
+    translation.  Breadth-first over layouts; raises Limit past ``max_states``."""
+    frontier = [start]
+    seen = {canonical_key(start, True)}
+    ends: dict[tuple, State] = {}
+    for depth in range(optimum):
+        nxt = []
+        for s in frontier:
+            for _, s2 in start_actions(deck, s):
+                key = canonical_key(s2, True)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if len(seen) > max_states:
+                    raise Limit
+                if s2.status in (GOAL, WON):
+                    if depth == optimum - 1:
+                        ends[key] = s2
+                elif s2.status == PLAYING:
+                    nxt.append(s2)
+        frontier = nxt
+    return [ends[k] for k in sorted(ends)]
 
 
 def without_bonus(deck: Deck) -> Deck:

@@ -9,9 +9,8 @@ out); empty slots then take the spare candidates closest in grade, and a kind th
 falls short is topped up with Mission in N puzzles.  Verified deals cycle through normal, hard
 and impossible.  The book is ordered by stars, then kind, then score.
 
-Adding a kind (campaigns, once the CP-SAT mission generator exists): a generator in
-``generate`` returning ``Puzzle``, its name in ``KIND_ORDER`` (and out of
-``FUTURE_KINDS``), a branch in ``generate_book``, and its page and solution in
+Adding a kind: a generator in ``generate`` returning ``Puzzle``, its name in
+``KIND_ORDER``, a maker in ``generate_book``, and its page and solution in
 ``rove.pdf.book`` (``BookWriter.puzzle`` / ``solution_block`` dispatch on the kind).
 """
 
@@ -23,15 +22,14 @@ from dataclasses import replace
 from ..actions import dumps_plan
 from ..position import dump_position, normalized_cells
 from ..spec import Spec
-from .generate import DEAL_DIFFICULTIES, KIND_NAMES, Puzzle, Settings, deal_puzzle, hand_puzzle, mission_puzzle
+from .generate import (DEAL_DIFFICULTIES, KIND_NAMES, Puzzle, Settings, campaign_puzzle, deal_puzzle,
+                       hand_puzzle, mission_puzzle)
 from .grade import GRADING_TEXT
 
-KIND_ORDER = ("mission", "hand", "deal")
-FUTURE_KINDS = {"campaign": "campaign puzzles need the CP-SAT mission generator, which is not "
-                            "available yet"}
-DEFAULT_MIX = "mission:60,hand:25,deal:15"
+KIND_ORDER = ("mission", "hand", "deal", "campaign")
+DEFAULT_MIX = "mission:55,hand:20,deal:15,campaign:10"
 #: candidates tried per puzzle wanted, and a floor, per kind
-ATTEMPTS = {"mission": (8, 24), "hand": (10, 20), "deal": (6, 6)}
+ATTEMPTS = {"mission": (8, 24), "hand": (10, 20), "deal": (6, 6), "campaign": (2, 3)}
 
 Progress = Callable[[str, int, int], None]  # (kind, puzzles found, puzzles wanted)
 
@@ -45,11 +43,9 @@ def parse_mix(text: str) -> dict[str, int]:
             continue
         name, sep, weight = part.partition(":")
         name = name.strip()
-        if name in FUTURE_KINDS:
-            raise ValueError(f"'{name}': {FUTURE_KINDS[name]}")
         if name not in KIND_ORDER:
             raise ValueError(f"unknown puzzle kind {name!r}; use {', '.join(KIND_ORDER)} "
-                             "(e.g. mission:60,hand:25,deal:15)")
+                             "(e.g. {DEFAULT_MIX})")
         if not sep:
             raise ValueError(f"'{part}' needs a weight, like {name}:50")
         try:
@@ -161,8 +157,9 @@ def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
     makers = {
         "mission": lambda label: mission_puzzle(spec, label, settings),
         "hand": lambda label: hand_puzzle(spec, label, settings),
+        "campaign": lambda label: campaign_puzzle(spec, label, settings),
     }
-    for kind in ("hand", "deal"):
+    for kind in ("hand", "deal", "campaign"):
         if kind in counts:
             if kind == "deal":
                 got = _deals(counts[kind], spec, settings, seed, keys, progress)
@@ -191,6 +188,16 @@ def measured(p: Puzzle) -> tuple[str, ...]:
         return (f"winning line of {f.points} points, {f.cards} cards and {f.abilities} "
                 f"abilities", f"starting hand of {f.hand_size}",
                 f"the game solver examined {f.nodes} positions")
+    if p.kind == "campaign":
+        costs = ", ".join(str(pos.current.points if pos.current else 0) for pos, _ in p.legs)
+        return (f"{len(p.legs)} missions costing {costs} points on the book's line "
+                "(each proven optimal from where the line leaves the layout, by CP-SAT and A*)",
+                f"{f.traps} trap{'s' if f.traps != 1 else ''} (missions after which some optimal "
+                "finish leaves the next one out of its budget)",
+                {0: "a greedy player completes them all", 1: "a greedy player gets stuck "
+                 "after the first mission", 2: "a greedy player fails the first mission"}[f.greedy],
+                "a unique optimal first move" if f.first_moves == 1 else "2 or more optimal first moves",
+                f"score {p.score:.1f}")
     words = []
     if p.kind == "mission":
         words.append(f"optimum {f.points} point{'s' if f.points != 1 else ''} (A*)")
@@ -218,7 +225,7 @@ def book_puzzles(puzzles: list[Puzzle]):  # -> list[BookPuzzle]
 
     return [BookPuzzle(number=i, name=puzzle_name(i, p), kind=p.kind, title=p.title,
                        stars=p.stars, position=p.position, plan=p.plan, notes=p.notes,
-                       measured=measured(p), difficulty=p.difficulty)
+                       measured=measured(p), difficulty=p.difficulty, legs=p.legs)
             for i, p in enumerate(puzzles, 1)]
 
 
@@ -241,21 +248,39 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5")
         kinds_text.append((KIND_NAMES["deal"] + "s",
                            "Whole games from real deals (normal, hard, impossible), proven "
                            "winnable. The book lists the card order to stack a real deck."))
+    if "campaign" in kinds:
+        kinds_text.append((KIND_NAMES["campaign"] + "s",
+                           "New missions, generated for this book, played in order from the "
+                           "standard start by movement alone, each within its own budget. "
+                           "Finish each mission with the next one in mind."))
     info = BookInfo(spec_name=spec.name, seed=seed, paper=paper, grading=tuple(GRADING_TEXT),
-                    kinds_text=tuple(kinds_text),
-                    later_text="Campaigns, generated mission sequences played from the "
-                               "standard start, will join in a later edition.")
+                    kinds_text=tuple(kinds_text))
     return render_book_pdf(spec, book_puzzles(puzzles), info)
 
 
 def export_files(puzzles: list[Puzzle], spec_ref: str) -> dict[str, str]:
     """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle.
 
-    Layouts are already re-based so (0, 0) is the top-left, which is exactly what
-    ``dump_position`` writes, so the plan's cells match the file."""
+    A campaign is written as its spec (``NAME.spec.yaml``: the deck with the generated
+    missions, movement only) and one position and plan per mission, ``NAME-K.yaml`` and
+    ``NAME-K.plan.json``, each naming that spec; mission ``K+1`` starts where the plan of
+    ``K`` ends.  Layouts are already re-based so (0, 0) is the top-left, which is exactly
+    what ``dump_position`` writes, so the plan's cells match the file."""
+    from ..spec import dump_spec
+
     out: dict[str, str] = {}
     for i, p in enumerate(puzzles, 1):
         name = puzzle_name(i, p)
+        if p.kind == "campaign":
+            out[f"{name}.spec.yaml"] = (f"# Puzzle {i}: {p.title}: the deck with its generated "
+                                        "missions (movement only)\n"
+                                        + dump_spec(p.position.spec, schema=None))
+            for k, (pos, plan) in enumerate(p.legs, 1):
+                title = f"Puzzle {i}: {p.title}, mission {k} of {len(p.legs)}"
+                out[f"{name}-{k}.yaml"] = dump_position(replace(pos, spec_ref=f"{name}.spec.yaml"),
+                                                        title=title)
+                out[f"{name}-{k}.plan.json"] = dumps_plan(list(plan))
+            continue
         pos = replace(p.position, spec_ref=spec_ref)
         if normalized_cells(pos.cells) != pos.cells:  # pragma: no cover - generators re-base
             raise AssertionError(f"{name}: layout is not re-based to (0, 0)")

@@ -12,9 +12,16 @@
   difficulty that the game solver proves winnable within its node budget (an unknown result
   is skipped, never printed); the winning line is shortened by dropping steps while the
   replay still wins.
-* **Campaigns** are not generated yet: they need the CP-SAT mission generator.  A kind is a
-  function ``(spec, seed label, Settings) -> Puzzle | None`` like those in ``KINDS``; see
-  ``rove.book.build`` for the rest of the wiring.
+* **Campaigns** (``campaign``): a sequence of new missions from ``rove generate missions``
+  (CP-SAT synthesis, costs proven by both engines), played from the standard start with
+  every module spent (movement only), each mission with its own bare budget: the proven
+  optimum from where the book's line leaves the layout.  The first budget is tight; a
+  later one is tight for that line, and the measured *traps* count the missions after
+  which some optimal finish leaves the next mission out of its budget (plan ahead).
+  Every leg is re-solved and replayed here.
+
+A kind is a function ``(spec, seed label, Settings) -> Puzzle | None`` like those in
+``KINDS``; see ``rove.book.build`` for the rest of the wiring.
 
 No two puzzles of a book are alike up to translation: each has a canonical key (layout
 normalised to its bounding box, spent set, mission, and budget or hand), and a key is used
@@ -42,7 +49,8 @@ from ..spec import Spec
 from . import analyse
 from .grade import Features, score, stars
 
-KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal"}
+KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
+              "campaign": "Campaign"}
 MAX_N = 7  # largest optimum a Mission in N may have
 HAND_SLACK = 2  # a hand's bonus points exceed the bare optimum by at most this
 HAND_TRIES = 4  # hands tried per layout
@@ -76,6 +84,9 @@ class Puzzle:
     source: str                   # the seed label that made it
     difficulty: str | None = None  # deals: normal / hard / impossible
     notes: tuple[str, ...] = field(default=())
+    #: campaigns: every mission as its own position (budget = its cost on the book's line)
+    #: and that line's plan; ``position``/``plan`` are the first leg's
+    legs: tuple[tuple[Position, tuple[Action, ...]], ...] = field(default=())
 
     @property
     def title(self) -> str:
@@ -83,6 +94,8 @@ class Puzzle:
             return f"Mission in {self.features.points}"
         if self.kind == "hand":
             return "Hand puzzle"
+        if self.kind == "campaign":
+            return f"Campaign of {len(self.legs)} missions"
         return f"Verified deal ({self.difficulty})"
 
 
@@ -303,8 +316,94 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
                   key, label, difficulty=difficulty, notes=(f"Deal seed {seed}.",))
 
 
+# --------------------------------------------------------------------------- campaigns
+
+CAMPAIGN_MISSIONS = (3, 4)  # missions per campaign
+CAMPAIGN_COSTS = (1, 3)  # each mission's cost range (the generator ramps through it)
+CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
+
+
+def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
+    """A campaign from ``rove generate missions`` (seeded by the label), or None when the
+    generator gives up or a proof runs out of nodes."""
+    from ..generate import GenerationFailed, generate_missions, movement_only
+    from ..generate import Settings as GenSettings
+
+    rng = random.Random(f"rove-book:campaign:{label}")
+    count = rng.choice(CAMPAIGN_MISSIONS)
+    lo, hi = CAMPAIGN_COSTS
+    try:
+        camp = generate_missions(spec, GenSettings(count=count, min_cost=lo, max_cost=hi,
+                                                   seed=rng.randrange(10 ** 6),
+                                                   time_limit=settings.time_limit))
+    except GenerationFailed:
+        return None
+    cspec = movement_only(camp.spec)
+    deck = Deck(cspec)
+    spent = frozenset(spec.codes)
+    legs: list[tuple[Position, tuple[Action, ...]]] = []
+    for gm in camp.missions:
+        pos = _position(cspec, dict(gm.start), gm.card, spent, (), Current(None, gm.cost), settings)
+        verify_plan(pos, list(gm.plan), deck)
+        legs.append((pos, gm.plan))
+    h = Heuristic(deck)
+    try:
+        s0 = state_from_position(deck, legs[0][0])
+        first = analyse.optimal_first_moves(deck, s0, legs[0][0].current.points,  # type: ignore[union-attr]
+                                            settings.check_nodes, settings.time_limit, legs[0][1])
+        traps = sum(_trapped(deck, legs[i][0], legs[i + 1][0]) for i in range(len(legs) - 1))
+    except Limit:
+        return None
+    feats = Features(points=sum(gm.cost for gm in camp.missions), first_moves=first,
+                     branching=analyse.branching(deck, s0), greedy=_greedy_campaign(deck, h, legs),
+                     traps=traps)
+    notes = [f"Generated missions (seed {camp.settings.seed}), each cost proven by CP-SAT and A*."]
+    if traps:
+        notes.append(f"After {traps} of the missions some optimal finish leaves the next one "
+                     "out of its budget: plan ahead.")
+    key = ("campaign", tuple(gm.pattern.normalized() for gm in camp.missions))
+    return Puzzle("campaign", legs[0][0], legs[0][1], feats, score("campaign", feats),
+                  stars("campaign", feats), key, label, notes=tuple(notes), legs=tuple(legs))
+
+
+def _leg_state(deck: Deck, s: State, nxt: Position) -> State:
+    """The next leg's start from the layout of ``s`` (a goal state of the leg before)."""
+    from ..engine import unpack
+
+    cells = normalized_cells({c: unpack(s.cells[i]) for i, c in enumerate(deck.codes)})
+    return state_from_position(deck, nxt.with_cells(cells))
+
+
+def _trapped(deck: Deck, leg: Position, nxt: Position) -> bool:
+    """Whether some optimal finish of ``leg`` leaves ``nxt`` out of its budget."""
+    s = state_from_position(deck, leg)
+    n = leg.current.points if leg.current else 0
+    for end in analyse.optimal_finishes(deck, s, n, CAMPAIGN_FINISHES):
+        s2 = _leg_state(deck, end, nxt)
+        if analyse.solve_optimal(deck, s2, CAMPAIGN_FINISHES, None,
+                                 max_points=s2.points) is None:
+            return True
+    return False
+
+
+def _greedy_campaign(deck: Deck, h: Heuristic, legs: list[tuple[Position, tuple[Action, ...]]]) -> int:
+    """The greedy player through the whole campaign, each mission within its budget:
+    GREEDY_OPTIMAL when it completes them all, GREEDY_OVERSPENDS when it completes the
+    first but not all, GREEDY_FAILS when it fails the first."""
+    s = state_from_position(deck, legs[0][0])
+    for i, (pos, _) in enumerate(legs):
+        if i:
+            s = _leg_state(deck, s, pos)
+        end, _ = analyse.greedy_run(deck, s, h)
+        if end is None:
+            return analyse.GREEDY_FAILS if i == 0 else analyse.GREEDY_OVERSPENDS
+        s = end
+    return analyse.GREEDY_OPTIMAL
+
+
 KINDS: dict[str, Callable[..., Puzzle | None]] = {
     "mission": mission_puzzle,
     "hand": hand_puzzle,
     "deal": deal_puzzle,
+    "campaign": campaign_puzzle,
 }

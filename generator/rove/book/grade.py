@@ -31,7 +31,8 @@ class Features:
     solution when every card pays only its base points; ``wrong_plays`` and ``plays`` the
     card plays at the start that make the mission impossible or dearer, of all available;
     ``nodes`` the nodes the solver expanded; ``hand_size`` a deal's starting hand (0 for
-    other kinds)."""
+    other kinds); ``traps`` a campaign's missions after which some optimal finish leaves
+    the next mission out of its budget."""
 
     points: int = 0
     cards: int = 0
@@ -44,11 +45,12 @@ class Features:
     plays: int = 0
     nodes: int = 0
     hand_size: int = 0
+    traps: int = 0
 
 
 #: Features where a larger value means a harder puzzle, and where it means an easier one.
 HARDER_WHEN_LARGER = ("points", "cards", "abilities", "branching", "greedy", "bonus_needed",
-                      "wrong_plays", "nodes")
+                      "wrong_plays", "nodes", "traps")
 EASIER_WHEN_LARGER = ("first_moves", "plays", "hand_size")
 
 WEIGHTS = {
@@ -63,18 +65,22 @@ WEIGHTS = {
     "nodes": 0.5,         # times log10 of the nodes the solver expanded
 }
 
+CAMPAIGN_WEIGHTS = {"points": 0.5, "traps": 1.5, "greedy": 1.25, "unique": 1.0, "branching": 0.1}
+
 #: Score cut points for 2, 3, 4 and 5 stars, per kind (calibrated, see the module text).
 THRESHOLDS: dict[str, tuple[float, ...]] = {
     "mission": (4.5, 6.0, 7.5, 9.0),
     "hand": (11.75, 12.5, 12.85, 13.5),
     "deal": (3.75, 5.0, 6.25, 7.5),
+    "campaign": (6.5, 7.5, 8.6, 9.8),
 }
 CALIBRATION = ("Calibrated on the bundled deck: 120 Mission in N candidates (75 kept, 29 with "
                "a unique first move) and 60 hand candidates (18 kept) were measured; the cuts "
                "sit near the 20 % quantile of all kept Mission in N scores (1 to 2 stars), then "
                "near the 33/67 % quantiles of the unique ones (3 to 5 stars), and near the "
                "quintiles of the hand puzzle scores.  Deal cuts separate the three starting "
-               "hands and split each by solver effort.")
+               "hands and split each by solver effort.  Campaign cuts sit near the quintiles "
+               "of 24 candidates (scores 5.7 to 11.95).")
 
 
 def score(kind: str, f: Features) -> float:
@@ -83,6 +89,14 @@ def score(kind: str, f: Features) -> float:
         # a deal: the smaller the starting hand and the harder the solver worked, the harder
         return 1.5 * max(0, 5 - f.hand_size) + 1.0 * math.log10(1 + max(0, f.nodes)) \
             + 0.05 * max(0, f.points)
+    if kind == "campaign":
+        # a campaign: its total cost, the traps that punish a careless finish, how the
+        # greedy player does over the whole run and whether the first move is unique
+        w = CAMPAIGN_WEIGHTS
+        return (w["points"] * min(max(f.points, 0), 16) + w["traps"] * min(max(f.traps, 0), 3)
+                + w["greedy"] * min(max(f.greedy, 0), 2)
+                + w["unique"] / min(max(f.first_moves, 1), FIRST_MOVES_CAP)
+                + w["branching"] * math.log2(max(f.branching, 1)))
     w = WEIGHTS
     s = w["points"] * min(max(f.points, 0), 8)
     s += w["cards"] * min(max(f.cards, 0), 6)
@@ -150,6 +164,15 @@ GRADING_TEXT = [
      "+1 × log10 of the positions the game solver examined before finding a win\n"
      "+0.05 per point of the winning line\n"
      f"Scores of {_cuts('deal')} earn 2, 3, 4 and 5 stars."),
+    ("Campaigns",
+     f"+{_n(CAMPAIGN_WEIGHTS['points'])} per movement point of the whole line; "
+     f"+{_n(CAMPAIGN_WEIGHTS['traps'])} per trap (a mission after which some optimal finish "
+     "leaves the next one out of its budget)\n"
+     f"+{_n(CAMPAIGN_WEIGHTS['greedy'])} if the greedy player completes the first mission but "
+     f"not all, +{_n(2 * CAMPAIGN_WEIGHTS['greedy'])} if it fails the first; "
+     f"+{_n(CAMPAIGN_WEIGHTS['unique'])} for a unique first move (half that if not); "
+     f"+{_n(CAMPAIGN_WEIGHTS['branching'])} × log2 of the actions at the start\n"
+     f"Scores of {_cuts('campaign')} earn 2, 3, 4 and 5 stars."),
     ("Optimal first moves",
      "A first move is optimal when the mission can still be done in N points after it. Two "
      "first moves count as one when they lead to the same position (up to shifting the whole "

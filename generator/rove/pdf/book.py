@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
@@ -59,6 +59,8 @@ class BookPuzzle:
     notes: tuple[str, ...] = ()
     measured: tuple[str, ...] = ()   # the graded features, in words
     difficulty: str | None = None
+    #: campaigns: (position, plan) per mission; each position carries the campaign's spec
+    legs: tuple[tuple[Position, tuple[Action, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -732,7 +734,7 @@ class BookWriter:
             here = [p for p in self.puzzles if p.stars == n]
             counts = [(sum(p.kind == kind for p in here), one, many) for kind, one, many in (
                 ("mission", "Mission in N", "Mission in N"), ("hand", "hand puzzle", "hand puzzles"),
-                ("deal", "deal", "deals"))]
+                ("deal", "deal", "deals"), ("campaign", "campaign", "campaigns"))]
             kinds = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
             c.setFillColor(SOFT)
             c.drawString(self.margin + 112 * k, y,
@@ -741,21 +743,14 @@ class BookWriter:
 
     # ------------------------------------------------------------------ a puzzle page
     def puzzle(self, p: BookPuzzle) -> None:
+        if p.kind == "campaign":
+            self.campaign(p)
+            return
         self.begin_page()
         c, pen, k = self.c, self.pen, self.k
         pos = p.position
         spec = self.spec
-        self.running_head(f"Puzzle {p.number}", p.title)
-        top = self.H - self.margin - 14 * k
-        # title line with stars
-        c.setFillColor(INK)
-        c.setFont(FONT_BOLD, self.fs(17))
-        c.drawString(self.margin, top - self.fs(17), f"{p.number}. {p.title}")
-        draw_stars(c, self.W - self.margin, top - self.fs(17) * 0.62, 5.5 * k, p.stars)
-        c.setFont(FONT, self.fs(6.5))
-        c.setFillColor(SOFT)
-        c.drawRightString(self.W - self.margin, top - self.fs(17) - 9 * k, f"{p.stars} of 5 stars")
-        top -= self.fs(17) * 1.9
+        top = self.title_line(p)
         card = spec.card(pos.mission)
         task = self.task_text(p)
         top -= pen.para(task, self.margin, top, self.cw, size=self.fs(8.5), leading=1.35) + 8 * k
@@ -808,7 +803,12 @@ class BookWriter:
         lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
         y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
         draw_legend(c, legend, self.names, self.W / 2, y_leg, self.cw, self.fs(6.5))
-        # footer cross-reference
+        self.footer(p)
+        self.end_page()
+
+    def footer(self, p: BookPuzzle) -> None:
+        """The cross-reference to the solution and the export name."""
+        c, k = self.c, self.k
         c.setFillColor(INK)
         c.setFont(FONT_BOLD, self.fs(8))
         ref = f"Solution p. {self.solution_page[p.number]}"
@@ -818,6 +818,77 @@ class BookWriter:
         c.setFont(FONT, self.fs(6.5))
         c.setFillColor(SOFT)
         c.drawString(self.margin, self.margin + 4 * k, f"rove book · {p.name}")
+
+    def title_line(self, p: BookPuzzle) -> float:
+        """Running head, title and stars; returns the top of what follows."""
+        c, k = self.c, self.k
+        self.running_head(f"Puzzle {p.number}", p.title)
+        top = self.H - self.margin - 14 * k
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD, self.fs(17))
+        c.drawString(self.margin, top - self.fs(17), f"{p.number}. {p.title}")
+        draw_stars(c, self.W - self.margin, top - self.fs(17) * 0.62, 5.5 * k, p.stars)
+        c.setFont(FONT, self.fs(6.5))
+        c.setFillColor(SOFT)
+        c.drawRightString(self.W - self.margin, top - self.fs(17) - 9 * k, f"{p.stars} of 5 stars")
+        return top - self.fs(17) * 1.9
+
+    def campaign(self, p: BookPuzzle) -> None:
+        """A campaign's page: the start, then every mission with its budget, in order."""
+        self.begin_page()
+        c, pen, k = self.c, self.pen, self.k
+        top = self.title_line(p)
+        budgets = [pos.current.points if pos.current else 0 for pos, _ in p.legs]
+        task = (f"Start from the standard layout below. Every module is spent: move only, no "
+                f"abilities, no cards. Complete the {len(p.legs)} missions in order, each within "
+                "its own budget of movement points (unused points are lost). Each budget is the "
+                "proven least the mission needs from where the solution's line leaves the "
+                "layout, so finish every mission with the next one in mind.")
+        top -= pen.para(task, self.margin, top, self.cw, size=self.fs(8.5), leading=1.35) + 8 * k
+        start = p.legs[0][0]
+        cells = start.cells
+        frame = Frame.around(list(cells.values()), 1)
+        cell = min(34.0 * k, (self.cw - 12 * k) / (frame.cols + 0.6), 150 * k / (frame.rows + 0.6))
+        w, h = layout_size(frame, cell, True)
+        draw_layout(c, cells, start.spent, frame, self.margin + (self.cw - w) / 2, top, cell)
+        top -= h + 4 * k
+        draw_layout_key(c, self.W / 2, top - self.fs(6.5), self.fs(6.5))
+        top -= self.fs(6.5) * 2 + 8 * k
+        # the missions, left to right
+        n = len(p.legs)
+        gap = 7 * k
+        pw = (self.cw - gap * (n - 1)) / n
+        ph = 118 * k
+        patterns = []
+        for i, ((pos, _), budget) in enumerate(zip(p.legs, budgets)):
+            card = pos.spec.card(pos.mission)
+            patterns.append(card.mission.pattern)
+            x = self.margin + i * (pw + gap)
+            self.panel(x, top - ph, pw, ph, MISSION_ACCENT)
+            c.setFillColor(MISSION_ACCENT)
+            c.setFont(FONT_BOLD, self.fs(6.5))
+            c.drawString(x + 5 * k, top - 10 * k, f"MISSION {i + 1}")
+            c.setFillColor(INK)
+            c.setFont(FONT_BOLD, self.fs(7.5))
+            c.drawString(x + 5 * k, top - 20 * k, card.mission.title)
+            draw_pattern(c, card.mission.pattern, x + pw / 2, top - 24 * k - (ph - 44 * k) / 2,
+                         pw - 12 * k, ph - 48 * k, max_cell=16 * k)
+            c.setFillColor(MISSION_ACCENT)
+            c.setFont(FONT_BOLD, self.fs(9))
+            c.drawCentredString(x + pw / 2, top - ph + 8 * k,
+                                f"budget {budget}")
+        top -= ph + 8 * k
+        facts = [[(FONT_BOLD, "Budgets: "), (FONT, " + ".join(map(str, budgets))
+                                              + f" = {sum(budgets)} points over the campaign.")]]
+        facts += [[(FONT_ITALIC, note)] for note in p.notes]
+        for runs in facts:
+            top -= pen.rich(runs, self.margin, top, self.cw, size=self.fs(7.6), leading=1.3) + 3 * k
+        footer_room = 34 * k
+        legend = combined_legend_pattern(patterns)
+        lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
+        y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
+        draw_legend(c, legend, self.names, self.W / 2, y_leg, self.cw, self.fs(6.5))
+        self.footer(p)
         self.end_page()
 
     def task_text(self, p: BookPuzzle) -> str:
@@ -932,7 +1003,7 @@ class BookWriter:
         cw = self.cw
         pos = p.position
         deck = self.deck
-        states = _replay_states(deck, pos, p.plan)
+        states = _replay_states(deck, pos, p.plan) if p.kind != "campaign" else []
 
         def head(c: Canvas, x: float, top: float, p: BookPuzzle = p) -> None:
             c.setFillColor(INK)
@@ -952,15 +1023,15 @@ class BookWriter:
         block.items.append(Item(self.fs(10) * 1.8, head, keep_with_next=True))
         if p.kind == "deal":
             self._deal_solution(block, p, states)
+        elif p.kind == "campaign":
+            for i, (leg, plan) in enumerate(p.legs):
+                card = leg.spec.card(leg.mission)
+                budget = leg.current.points if leg.current else 0
+                self._plan_line(block, plan, f"Mission {i + 1}, {card.mission.title} ({budget}): ")
+                self._step_diagrams(block, replace(p, position=leg, plan=plan),
+                                    _replay_states(Deck(leg.spec), leg, plan))
         else:
-            runs = [(FONT_BOLD, "Plan: ")]
-            for i, a in enumerate(p.plan):
-                runs.append((FONT, f"{i + 1}. "))
-                runs.append((FONT_BOLD, str(a) + ("," if i < len(p.plan) - 1 else "")))
-                runs.append((FONT, " "))
-            h = rich_height(runs, cw, fs)
-            block.items.append(Item(h + 4 * k, lambda c, x, t, runs=runs: self.pen.rich(runs, x, t, cw, size=fs),
-                                    keep_with_next=True))
+            self._plan_line(block, p.plan, "Plan: ")
             self._step_diagrams(block, p, states)
         words = list(p.measured)
         if words:
@@ -969,6 +1040,18 @@ class BookWriter:
             block.items.append(Item(h + 2 * k, lambda c, x, t, text=text: self.pen.para(
                 text, x, t, cw, font=FONT_ITALIC, size=self.fs(7), color=SOFT)))
         return block
+
+    def _plan_line(self, block: Block, plan: Sequence[Action], head: str) -> None:
+        """The plan in notation, numbered."""
+        fs, cw, k = self.fs(8), self.cw, self.k
+        runs = [(FONT_BOLD, head)]
+        for i, a in enumerate(plan):
+            runs.append((FONT, f"{i + 1}. "))
+            runs.append((FONT_BOLD, str(a) + ("," if i < len(plan) - 1 else "")))
+            runs.append((FONT, " "))
+        h = rich_height(runs, cw, fs)
+        block.items.append(Item(h + 4 * k, lambda c, x, t, runs=runs: self.pen.rich(runs, x, t, cw, size=fs),
+                                keep_with_next=True))
 
     def _step_diagrams(self, block: Block, p: BookPuzzle, states: list[State]) -> None:
         """Small diagrams after every step that changes the layout; card plays and draws are
@@ -994,7 +1077,7 @@ class BookWriter:
             caption = []
         if not shots:
             return
-        mission_pat = self.spec.card(pos.mission).mission.pattern
+        mission_pat = pos.spec.card(pos.mission).mission.pattern
         per_row = 4 if not self.big else 5
         gap = 8 * k
         w = (self.cw - gap * (per_row - 1)) / per_row
