@@ -151,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     from rove.spec import load_spec
 
     spec = load_spec("standard")
+    if args.puzzles == 0:  # the generator only
+        if args.generate:
+            bench_generate(args.generate, args.gen_count, *map(int, args.gen_costs.split(",")))
+        return 0
     engines = ["search"] + [{"hint": "cpsat", "model": "model"}[m] for m in args.modes.split(",") if m]
     recs: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
     t_all = time.perf_counter()

@@ -442,10 +442,10 @@ def generate_missions(
 ) -> None:
     """A new mission sequence, each cost proven by CP-SAT and the search engine, as a card spec.
 
-    From the standard start (the spec's modules in order, 2 rows x 3 columns), mission k's
-    proven optimal cost (points, moving without abilities) from the layout mission k-1 ended
-    in lies in [min-cost, max-cost], ramping up over the sequence.  The missions replace those
-    of the spec's first cards.
+    From the standard start (spec order, 2 rows x 3 columns), mission k's
+    proven optimal cost (points, moving without abilities) from where
+    mission k-1 ended lies between --min-cost and --max-cost, ramping up.
+    The missions replace those of the spec's first cards.
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
