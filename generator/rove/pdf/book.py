@@ -758,7 +758,6 @@ class BookWriter:
         # the layout
         cells = pos.cells
         frame = Frame.around(list(cells.values()), 1)
-        footer_room = 34 * k
         if p.kind == "deal":
             lay_h = 120 * k
         elif p.kind == "hand":
@@ -798,17 +797,18 @@ class BookWriter:
             top -= self.hand_row(pos.hand, top, patterns)
         if p.kind == "deal":
             top -= self.deck_order(pos, top)
-        # legend for every pattern on the page
+        self.footer(p, patterns, top)
+        self.end_page()
+
+    def footer(self, p: BookPuzzle, patterns: list[Pattern], top: float) -> None:
+        """The legend of every pattern on the page (below ``top``, above the footer), the
+        cross-reference to the solution and the export name."""
+        c, k = self.c, self.k
+        footer_room = 34 * k
         legend = combined_legend_pattern(patterns)
         lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
         y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
         draw_legend(c, legend, self.names, self.W / 2, y_leg, self.cw, self.fs(6.5))
-        self.footer(p)
-        self.end_page()
-
-    def footer(self, p: BookPuzzle) -> None:
-        """The cross-reference to the solution and the export name."""
-        c, k = self.c, self.k
         c.setFillColor(INK)
         c.setFont(FONT_BOLD, self.fs(8))
         ref = f"Solution p. {self.solution_page[p.number]}"
@@ -883,12 +883,7 @@ class BookWriter:
         facts += [[(FONT_ITALIC, note)] for note in p.notes]
         for runs in facts:
             top -= pen.rich(runs, self.margin, top, self.cw, size=self.fs(7.6), leading=1.3) + 3 * k
-        footer_room = 34 * k
-        legend = combined_legend_pattern(patterns)
-        lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
-        y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
-        draw_legend(c, legend, self.names, self.W / 2, y_leg, self.cw, self.fs(6.5))
-        self.footer(p)
+        self.footer(p, patterns, top)
         self.end_page()
 
     def task_text(self, p: BookPuzzle) -> str:
