@@ -24,7 +24,7 @@ from rove.generate import (GenerationFailed, Settings, _layouts, _position, _unm
 from rove.grid import connected
 from rove.replay import verify_plan
 from rove.solve.search import solve as solve_search
-from rove.spec import ANY, Pattern, dump_spec, load_spec
+from rove.spec import ANY, Pattern, load_spec
 
 runner = CliRunner()
 SPEC = load_spec("standard")

@@ -994,7 +994,6 @@ class BookWriter:
     def solution_block(self, p: BookPuzzle) -> Block:
         k = self.k
         block = Block(p.number)
-        fs = self.fs(8)
         cw = self.cw
         pos = p.position
         deck = self.deck
