@@ -211,8 +211,10 @@ def campaign_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_campaign_legs_chain_and_each_budget_is_the_optimum(campaign_book: Path) -> None:
     ex = campaign_book / "ex"
-    assert (ex / "01-campaign.spec.yaml").exists()
-    assert runner.invoke(app, ["validate", str(ex / "01-campaign.spec.yaml")]).exit_code == 0
+    assert (ex / "specs" / "01-campaign.yaml").exists()
+    assert runner.invoke(app, ["validate", str(ex / "specs" / "01-campaign.yaml")]).exit_code == 0
+    # every YAML file at the top is a position with its plan beside it (CONTRACT)
+    assert all(y.with_name(y.stem + ".plan.json").exists() for y in ex.glob("*.yaml"))
     legs = sorted(ex.glob("01-campaign-*.yaml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
     assert 3 <= len(legs) <= 4
     end_cells = None

@@ -261,9 +261,10 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5")
 def export_files(puzzles: list[Puzzle], spec_ref: str) -> dict[str, str]:
     """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle.
 
-    A campaign is written as its spec (``NAME.spec.yaml``: the deck with the generated
-    missions, movement only) and one position and plan per mission, ``NAME-K.yaml`` and
-    ``NAME-K.plan.json``, each naming that spec; mission ``K+1`` starts where the plan of
+    A campaign is written as one position and plan per mission, ``NAME-K.yaml`` and
+    ``NAME-K.plan.json``, each naming the campaign's spec ``specs/NAME.yaml`` (the deck
+    with the generated missions, movement only; in a subfolder, so every YAML file at the
+    top is a position with its plan beside it); mission ``K+1`` starts where the plan of
     ``K`` ends.  Layouts are already re-based so (0, 0) is the top-left, which is exactly
     what ``dump_position`` writes, so the plan's cells match the file."""
     from ..spec import dump_spec
@@ -272,12 +273,12 @@ def export_files(puzzles: list[Puzzle], spec_ref: str) -> dict[str, str]:
     for i, p in enumerate(puzzles, 1):
         name = puzzle_name(i, p)
         if p.kind == "campaign":
-            out[f"{name}.spec.yaml"] = (f"# Puzzle {i}: {p.title}: the deck with its generated "
-                                        "missions (movement only)\n"
-                                        + dump_spec(p.position.spec, schema=None))
+            out[f"specs/{name}.yaml"] = (f"# Puzzle {i}: {p.title}: the deck with its generated "
+                                         "missions (movement only)\n"
+                                         + dump_spec(p.position.spec, schema=None))
             for k, (pos, plan) in enumerate(p.legs, 1):
                 title = f"Puzzle {i}: {p.title}, mission {k} of {len(p.legs)}"
-                out[f"{name}-{k}.yaml"] = dump_position(replace(pos, spec_ref=f"{name}.spec.yaml"),
+                out[f"{name}-{k}.yaml"] = dump_position(replace(pos, spec_ref=f"specs/{name}.yaml"),
                                                         title=title)
                 out[f"{name}-{k}.plan.json"] = dumps_plan(list(plan))
             continue
