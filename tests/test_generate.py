@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from rove.cli import app
 from rove.deal import start_layout
-from rove.engine import Deck, state_from_position
-from rove.generate import (GenerationFailed, Settings, _layouts, _position, _unmatchable,
+from rove.engine import Deck, state_cells, state_from_position
+from rove.generate import (GenerationFailed, Settings, _position, _unmatchable,
                            generate_missions, movement_only, ramp, with_mission)
 from rove.grid import connected
 from rove.replay import verify_plan
@@ -50,12 +50,12 @@ def test_each_mission_costs_what_it_says_from_where_the_last_one_ended(campaign)
         r = solve_search(pos, time_limit=60)
         assert r.status == "solved" and r.points == m.cost
         # the stated plan is optimal too, and the next start is where it ends
-        verify_plan(pos, list(m.plan))
+        rep = verify_plan(pos, list(m.plan))
         assert sum(a.act == "move" for a in m.plan) == m.cost
         assert all(a.act == "move" for a in m.plan)  # movement only: no ability, no card
-        end = _layouts(pos, m.plan)[-1][0]
-        xs, ys = [x for x, _ in end], [y for _, y in end]
-        cells = {c: (x - min(xs), y - min(ys)) for c, (x, y) in zip(SPEC.codes, end)}
+        end = state_cells(rep.deck, rep.final)
+        xs, ys = [x for x, _ in end.values()], [y for _, y in end.values()]
+        cells = {c: (x - min(xs), y - min(ys)) for c, (x, y) in end.items()}
         # one cheaper budget does not reach it (the bound the CP-SAT proof also gives)
         if m.cost:
             cheaper = _position(with_mission(play, m.pattern), dict(m.start), m.cost - 1)

@@ -50,6 +50,11 @@ def unpack(c: int) -> Cell:
     return (c - y * STRIDE, y)
 
 
+def state_cells(deck: Deck, s: State) -> dict[str, Cell]:
+    """The layout of a state: module code -> cell."""
+    return {c: unpack(s.cells[i]) for i, c in enumerate(deck.codes)}
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow here; the message says why."""
 
@@ -724,7 +729,7 @@ def position_from_state(deck: Deck, s: State, template: Position) -> Position:
         current = None
     return replace(
         template,
-        layout=Position.layout_of({c: unpack(s.cells[i]) for i, c in enumerate(deck.codes)}),
+        layout=Position.layout_of(state_cells(deck, s)),
         spent=frozenset(deck.codes[i] for i in range(deck.n) if s.spent >> i & 1),
         hand=tuple(ids[c] for c in s.hand), draw=tuple(ids[c] for c in s.draw),
         discard=tuple(ids[c] for c in s.discard), current=current, mission=ids[s.mission],
@@ -808,7 +813,7 @@ class Game:
     def layout_text(self) -> str:
         from .position import layout_text
 
-        return layout_text({c: unpack(self.state.cells[i]) for i, c in enumerate(self.deck.codes)})
+        return layout_text(state_cells(self.deck, self.state))
 
     def to_position(self) -> Position:
         if self.position is None:

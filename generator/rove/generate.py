@@ -44,9 +44,10 @@ from typing import Any
 
 from .actions import Action, plan_to_json
 from .deal import start_layout
-from .engine import Deck, State, apply, state_from_position, unpack
+from .engine import Deck, state_cells, state_from_position, unpack
 from .grid import Cell
 from .position import Current, Position, normalized_cells
+from .replay import replay
 from .spec import ANY, Card, Mission, Pattern, Spec
 
 MIN_CELLS, MAX_CELLS = 3, 6
@@ -178,10 +179,6 @@ def _position(spec: Spec, cells: dict[str, Cell], budget: int) -> Position:
                     goal="mission", spent=frozenset(spec.codes), current=Current(None, budget))
 
 
-def alike_key(pattern: Pattern) -> Pattern:
-    return pattern.normalized()
-
-
 def mission_title(rng: random.Random, used: set[str]) -> str:
     for _ in range(1000):
         title = f"{rng.choice(_ADJECTIVES)} {rng.choice(_NOUNS)}"
@@ -304,7 +301,9 @@ class _MissionSearch:
                                  "search engine proves impossible")
         if r.status != "solved" or r.plan is None:
             return None
-        return r.points or 0, list(r.plan), [layout for layout, _ in _layouts(pos, r.plan)]
+        rep = replay(pos, r.plan)  # the search engine replayed it already: legal, reaches the goal
+        layouts = [tuple(unpack(c) for c in s.cells) for s in (rep.start, *rep.states)]
+        return r.points or 0, list(r.plan), layouts
 
     def _prove(self, pattern: Pattern, cost: int) -> None:
         """CP-SAT: no plan of ``cost - 1`` points or fewer (the second engine's proof)."""
@@ -323,17 +322,6 @@ class _MissionSearch:
             raise GenerationFailed(f"CP-SAT could not prove the optimum of a candidate ({r.reason})",
                                    proven=False)
         self.stats["proofs"] += 1
-
-
-def _layouts(pos: Position, plan: list[Action] | tuple[Action, ...]) -> list[tuple[tuple[Cell, ...], State]]:
-    """The layout (a cell per module in spec order) and state before and after each action."""
-    deck = Deck(pos.spec)
-    s = state_from_position(deck, pos)
-    out = [(tuple(unpack(c) for c in s.cells), s)]
-    for a in plan:
-        s = apply(deck, s, a)
-        out.append((tuple(unpack(c) for c in s.cells), s))
-    return out
 
 
 def _unmatchable(n: int) -> Pattern:
@@ -370,7 +358,7 @@ def generate_missions(spec: Spec, settings: Settings,
     cells = start_layout(spec.codes)
     count = st.count
     kept = [c.mission.pattern for c in spec.cards[count:]]
-    taken: list[Pattern] = [alike_key(p) for p in kept if len(p.named) == 1 and not p.empty]
+    taken: list[Pattern] = [p.normalized() for p in kept if len(p.named) == 1 and not p.empty]
     named_count = {c: 0 for c in spec.codes}
     titles: set[str] = {c.mission.title for c in spec.cards[count:]}
     stats: dict[str, Any] = {"synth_seconds": 0.0, "search_seconds": 0.0, "proof_seconds": 0.0,
@@ -404,12 +392,12 @@ def generate_missions(spec: Spec, settings: Settings,
         pattern, cost, plan = got
         named, = pattern.named
         named_count[named] += 1
-        taken.append(alike_key(pattern))
+        taken.append(pattern)  # decoded patterns are already at (0, 0)
         out.append(GeneratedMission(ids[k], mission_title(rng, titles), pattern, cost, tuple(plan),
                                     Position.layout_of(cells), target, search.rounds,
                                     sum(1 for _, r in search.cuts if r < target)))
-        end = _layouts(_position(with_mission(play_spec, pattern), cells, st.max_cost), plan)[-1][1]
-        cells = normalized_cells({c: unpack(end.cells[i]) for i, c in enumerate(spec.codes)})
+        rep = replay(_position(with_mission(play_spec, pattern), cells, st.max_cost), plan)
+        cells = normalized_cells(state_cells(rep.deck, rep.final))
         if progress:
             progress(k + 1, count)
     return Campaign(st, spec, _campaign_spec(spec, out, st), tuple(out), stats)

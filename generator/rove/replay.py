@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .engine import GOAL, WON, Deck, IllegalAction, State, apply, state_from_position, state_json, unpack
+from .engine import GOAL, WON, Deck, IllegalAction, State, apply, state_cells, state_from_position, state_json
 from .position import Position, layout_text
 
 
@@ -93,8 +93,7 @@ def verify_plan(pos: Position, plan: list[Action], deck: Deck | None = None) -> 
 
 def describe_state(deck: Deck, s: State) -> str:
     """A few lines for people: the layout grid, points, mission, hand."""
-    cells = {c: unpack(s.cells[i]) for i, c in enumerate(deck.codes)}
-    grid = layout_text(cells)
+    grid = layout_text(state_cells(deck, s))
     spent = [deck.codes[i] for i in range(deck.n) if s.spent >> i & 1]
     ids = deck.card_ids
     cur = (f"{ids[s.card]} with {s.points} point(s)" if s.card >= 0 else

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from ..actions import Action
 from ..deal import deal
-from ..engine import Deck, State, state_from_position
+from ..engine import Deck, State, state_cells, state_from_position
 from ..grid import NEIGHBOUR_OFFSETS, Cell
 from ..position import Current, Position, normalized_cells
 from ..replay import verify_plan
@@ -368,9 +368,7 @@ def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None
 
 def _leg_state(deck: Deck, s: State, nxt: Position) -> State:
     """The next leg's start from the layout of ``s`` (a goal state of the leg before)."""
-    from ..engine import unpack
-
-    cells = normalized_cells({c: unpack(s.cells[i]) for i, c in enumerate(deck.codes)})
+    cells = normalized_cells(state_cells(deck, s))
     return state_from_position(deck, nxt.with_cells(cells))
 
 

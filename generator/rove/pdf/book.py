@@ -21,7 +21,7 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
-from ..engine import Deck, State, apply, state_from_position, unpack
+from ..engine import Deck, State, apply, state_cells, state_from_position
 from ..grid import Cell
 from ..position import Position
 from ..spec import ANY, EMPTY, Pattern, Spec
@@ -1054,7 +1054,7 @@ class BookWriter:
         deck = self.deck
         pos = p.position
         codes = deck.codes
-        start_cells = {c: unpack(states[0].cells[i]) for i, c in enumerate(codes)}
+        start_cells = state_cells(deck, states[0])
         frames = Frame.around(list(start_cells.values()), 1)
         shots: list[tuple[list[str], dict[str, Cell], frozenset[str], frozenset[str]]] = []
         caption: list[str] = []
@@ -1063,7 +1063,7 @@ class BookWriter:
             caption.append(f"{i + 1}. {a}")
             if before.cells == after.cells and i < len(p.plan) - 1:
                 continue
-            cells = {c: unpack(after.cells[j]) for j, c in enumerate(codes)}
+            cells = state_cells(deck, after)
             moved = frozenset(c for j, c in enumerate(codes) if before.cells[j] != after.cells[j])
             spent = frozenset(c for j, c in enumerate(codes) if after.spent >> j & 1)
             frames = frames.union(Frame.around(list(cells.values()), 1))
@@ -1132,7 +1132,7 @@ class BookWriter:
             block.items.append(Item(h + 2.5 * k, lambda c, x, t, runs=runs: self.pen.rich(
                 runs, x, t, cw, size=fs)))
             after = states[acts[-1][0] + 1]
-            cells_after = {c: unpack(after.cells[j]) for j, c in enumerate(codes)}
+            cells_after = state_cells(deck, after)
             spent = frozenset(c for j, c in enumerate(codes) if after.spent >> j & 1)
             matched: frozenset[Cell] = frozenset()
             for mid in ids:
