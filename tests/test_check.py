@@ -285,6 +285,25 @@ def test_cli_json_and_tables(specs: dict[str, Path]) -> None:
         assert text in out
 
 
+def test_tables_keep_intervals_whole_in_80_columns(specs: dict[str, Path]) -> None:
+    """With a one-node limit the row deals won at reveal are decided and the rest are
+    unknown, so every column of the winnability table is filled; no figure may be cut
+    to '...' on an 80-column terminal, and the unknowns are explained."""
+    from rich.console import Console
+
+    from rove.check import print_report
+
+    rep = run_check(load_spec(specs["row"]), opts(deals=12, node_limit=1, starts=0))
+    w = rep.to_json()["winnability"]["impossible"]
+    assert (w["solved"], w["unsolvable"], w["unknown"]) == (7, 0, 5)
+    console = Console(width=80, record=True)
+    print_report(rep, console)
+    text = console.export_text()
+    row = next(line for line in text.splitlines() if line.lstrip().startswith("impossible"))
+    assert row.split()[-3:] == ["100.0%", "64.6-100.0%", "58.3-100.0%"] and "\u2026" not in text
+    assert "10 deal(s) unknown" in text
+
+
 def test_cli_bad_input(specs: dict[str, Path], tmp_path: Path) -> None:
     code, out, err = invoke(specs["bad"], "--deals", "1")
     assert code == 2 and "bb" in err and out == ""

@@ -645,8 +645,9 @@ def print_report(report: CheckReport, console: Any) -> None:
     from rich.table import Table
 
     def table(title: str, *cols: str, left: int = 1) -> Table:
+        # collapsed padding: the interval columns keep their figures in 80 columns
         t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  title_style="bold")
+                  collapse_padding=True, title_style="bold")
         for i, col in enumerate(cols):
             t.add_column(col, justify="left" if i < left else "right")
         return t
@@ -689,6 +690,10 @@ def print_report(report: CheckReport, console: Any) -> None:
         t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
                   fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
     console.print(t)
+    unknown = sum(w["unknown"] for w in data["winnability"].values())
+    if unknown:
+        console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
+                      "within the bounds, which a larger --node-limit narrows.[/dim]")
 
     t = table("Cards", "card", "mission", "cost", "pts", f"blocked ({'/'.join(d[0] for d in diffs)})",
               "share", "plays", "bonus", left=2)
