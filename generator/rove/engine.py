@@ -200,6 +200,12 @@ class State:
     def is_spent(self, i: int) -> bool:
         return bool(self.spent >> i & 1)
 
+    def with_layout(self, cells: tuple[int, ...], spent: int, points: int) -> State:
+        """This state with another layout, spent set and points: ``replace`` without its
+        per-call walk over the fields, for the generation loops that make millions."""
+        return State(cells, spent, self.hand, self.draw, self.discard, self.card, points,
+                     self.mission, self.done, self.completed, self.status, self.goal)
+
 
 # --------------------------------------------------------------------------- layout primitives
 
@@ -484,8 +490,9 @@ def _take(deck: Deck, draw: tuple[int, ...], discard: tuple[int, ...],
 
 
 def _discard_current(s: State) -> State:
-    if s.card >= 0:
-        return replace(s, card=-1, points=0, discard=s.discard + (s.card,))
+    if s.card >= 0:  # hot (every move that spends a card's last point): no ``replace``
+        return State(s.cells, s.spent, s.hand, s.draw, s.discard + (s.card,), -1, 0,
+                     s.mission, s.done, s.completed, s.status, s.goal)
     return replace(s, card=-1, points=0) if s.points else s
 
 
@@ -544,7 +551,7 @@ def apply(deck: Deck, s: State, a: Action) -> State:
             raise IllegalAction(f"{a.module} {a.dir}{a.dist}: no movement points; play a card first")
         cells = move_result(deck, s.cells, s.spent, i, a.dir, a.dist)
         points = s.points - 1
-        s2 = replace(s, cells=cells, points=points)
+        s2 = s.with_layout(cells, s.spent, points)
         if points == 0:
             s2 = _discard_current(s2)
         return check_mission(deck, s2)
@@ -605,7 +612,7 @@ def _ability(deck: Deck, s: State, a: Action) -> State:
             if c >= 0:
                 s = replace(s, hand=s.hand + (c,), draw=draw, discard=discard)
         return s
-    return replace(s, cells=new, spent=spent)
+    return s.with_layout(new, spent, s.points)
 
 
 def _adjacent(a: int, b: int) -> bool:
@@ -652,7 +659,7 @@ def ability_uses(deck: Deck, s: State, include_noops: bool = False,
                     continue
                 if new == cells and not (include_noops or mod.flip_matters):
                     continue
-                yield act, replace(s, cells=new, spent=spent)
+                yield act, s.with_layout(new, spent, s.points)
 
 
 def successors(deck: Deck, s: State, include_noops: bool = False,
@@ -673,7 +680,7 @@ def successors(deck: Deck, s: State, include_noops: bool = False,
     if s.points >= 1:
         for i in range(deck.n):
             for name, k, new in module_moves(deck, s.cells, s.spent, i):
-                s2 = replace(s, cells=new, points=s.points - 1)
+                s2 = s.with_layout(new, s.spent, s.points - 1)
                 if s2.points == 0:
                     s2 = _discard_current(s2)
                 yield Action.move(deck.codes[i], name, k), check_mission(deck, s2)

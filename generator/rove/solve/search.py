@@ -77,6 +77,7 @@ class Heuristic:
         self._ability_counts: dict[int, tuple[int, int]] = {}
         self._pats: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], int]] = {}
         self._memo: dict[tuple[tuple[int, ...], int, int], int] = {}
+        self._side_tables: dict[int, tuple[dict[int, int], ...]] = {}
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
         self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
         self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
@@ -149,6 +150,7 @@ class Heuristic:
         fill, anyuse = self.abilities_left(s.spent)
         cells = s.cells
         occ = set(cells)
+        tables = self._tables(s.spent)
         # placements that put no pattern cell on a module: every cell to fill
         far_defect = max(size, 1 if named else 0)
         best = max(size - fill, (1 if named else 0) - anyuse, 0)
@@ -175,20 +177,27 @@ class Heuristic:
                         break
                 need = max(holes - fill, blocks - fill, wrong - anyuse, 0)
                 if need <= best and not anyuse and need > 0:
-                    need = max(need, self._distance_bound(s, base, occ_offs, named, occ))
+                    need = max(need, self._distance_bound(cells, tables, base, occ_offs, named, occ))
                 if need <= best:
                     best = need
                     candidates.append((need, max(holes, blocks, wrong)))
         abilities = min(max(0, defect - best) for need, defect in candidates if need == best)
         return best, abilities
 
-    def _distance_bound(self, s: State, base: int, occ_offs: tuple[int, ...],
+    def _tables(self, spent: int) -> tuple[dict[int, int], ...]:
+        """Per module, the move-distance table of the side it is on."""
+        got = self._side_tables.get(spent)
+        if got is None:
+            got = self._side_tables[spent] = tuple(
+                self.dist[i][spent >> i & 1] for i in range(self.deck.n))
+        return got
+
+    def _distance_bound(self, cells: tuple[int, ...], tables: tuple[dict[int, int], ...],
+                        base: int, occ_offs: tuple[int, ...],
                         named: tuple[tuple[int, int], ...], occ: set[int]) -> int:
         """With no ability left to relocate modules, each unfilled cell needs a module that
         can get there, and the named module must travel to its cell: each takes at least
         its own (obstacle-free) move distance."""
-        cells = s.cells
-        tables = [self.dist[i][s.spent >> i & 1] for i in range(len(cells))]
         bound = 0
         for off in occ_offs:
             target = base + off
