@@ -309,3 +309,20 @@ def test_apply_accepts_exactly_the_generated_actions(specs: dict[str, tuple[str,
         else:
             assert canon(deck, s, a) in succ, f"{a} is legal by apply but not generated"
             assert succ[canon(deck, s, a)] == after
+
+
+def test_fast_state_copies_keep_every_other_field() -> None:
+    """``State.with_layout`` and the discard fast path build states field by field (for
+    speed, instead of ``replace``); every field they do not change must come through,
+    including one added to State later (each gets a value unlike its default here)."""
+    from dataclasses import MISSING, fields
+
+    from rove.engine import _discard_current
+
+    values: dict[str, object] = {}
+    for i, f in enumerate(fields(State)):
+        default = () if f.default is MISSING else f.default
+        values[f.name] = {tuple: (100 + i, 200 + i), int: 100 + i, str: f"value{i}"}[type(default)]
+    s = State(**values)  # type: ignore[arg-type]
+    assert s.with_layout((7, 8), 5, 4) == replace(s, cells=(7, 8), spent=5, points=4)
+    assert _discard_current(s) == replace(s, card=-1, points=0, discard=s.discard + (s.card,))
