@@ -74,6 +74,17 @@ def test_validate_the_bundled_spec(runner: CliRunner) -> None:
     assert result.stderr == ""
 
 
+def test_validate_a_bundled_spec_by_name(runner: CliRunner, tmp_path: Path, monkeypatch) -> None:
+    """`rove validate standard` reads the bundled spec, as `rove check standard` does."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["validate", "standard"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "standard: ok (spec 'Standard deck': 6 modules, 12 cards, 7 missions to win)\n"
+    result = runner.invoke(app, ["validate", "nonesuch"])
+    assert result.exit_code == 2
+    assert result.stderr == "nonesuch: no such file; give the path of a spec or position (YAML)\n"
+
+
 def test_validate_a_dealt_position(runner: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "deal.yaml"
     assert runner.invoke(app, ["deal", "--seed", "3", "-o", str(out)]).exit_code == 0

@@ -91,23 +91,25 @@ def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
 @app.command()
 @handles_input_errors
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="Spec or position YAML files.")],
+    files: Annotated[list[Path], typer.Argument(
+        help="Spec or position YAML files (or bundled spec names).")],
 ) -> None:
     """Check card specs and positions; every problem as `path:line: message`."""
     from .position import position_from_data
-    from .spec import load_spec
+    from .spec import load_spec, resolve_spec_ref
     from .yamlio import LineDict, load_yaml_file
 
     problems = []
     for f in files:
+        path = resolve_spec_ref(str(f))  # a bundled name ("standard") as every command takes it
         try:
-            data = load_yaml_file(f, "spec or position (YAML)")
+            data = load_yaml_file(path, "spec or position (YAML)")
             fmt = data.get("format") if isinstance(data, LineDict) else None
             if isinstance(fmt, str) and fmt.startswith("rove-position"):
-                pos = position_from_data(data, str(f), f.parent)
+                pos = position_from_data(data, str(path), path.parent)
                 typer.echo(f"{f}: ok (position, goal {pos.goal}, spec {pos.spec.name!r})")
             else:
-                spec = load_spec(f)
+                spec = load_spec(path)
                 typer.echo(f"{f}: ok (spec {spec.name!r}: {len(spec.modules)} modules, "
                            f"{len(spec.cards)} cards, {spec.missions_to_win} missions to win)")
         except InputError as exc:
