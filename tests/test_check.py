@@ -329,3 +329,21 @@ def test_pdf_report_is_deterministic(specs: dict[str, Path], tmp_path: Path) -> 
     out = tmp_path / "r.pdf"
     code, _, _ = invoke(specs["never"], "--deals", "3", "--jobs", "1", "--report", out, "--json")
     assert code == 0 and out.read_bytes().startswith(b"%PDF")
+
+
+def test_win_rate_chart_draws_the_bounds_band() -> None:
+    """The pale band spans the bounds over all deals (here 25-100%, from 3 unknowns of 4)
+    behind the bar; with no band given, nothing of that colour is drawn."""
+    from reportlab.graphics.shapes import Rect
+
+    from rove.pdf.report import BAND, bar_chart
+
+    def bands(**extra: object) -> list[Rect]:
+        d = bar_chart(["normal"], [{"name": "win rate", "values": [1.0], **extra}], height=120,
+                      y_max=1.0, percent=True)
+        return [s for s in d.contents if isinstance(s, Rect) and s.fillColor == BAND]
+
+    (band,) = bands(band_low=[0.25], band_high=[1.0])
+    plot_h = 120 - 6.0 - 16.0  # the chart's height less its top and bottom margins
+    assert band.y == pytest.approx(16.0 + 0.25 * plot_h) and band.height == pytest.approx(0.75 * plot_h)
+    assert bands() == [] and bands(band_low=[1.0], band_high=[1.0]) == []

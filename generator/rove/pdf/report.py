@@ -38,6 +38,7 @@ WIDTH = PAGE[0] - 2 * MARGIN
 
 INK = colors.HexColor("#222222")
 GRID = colors.HexColor("#d0d0d0")
+BAND = colors.HexColor("#dce6f2")  # the range a figure may still take (bounds over unknowns)
 SERIES = [colors.HexColor("#2b6cb0"), colors.HexColor("#dd8a2b"), colors.HexColor("#c0392b"),
           colors.HexColor("#5a9e4b")]
 STATUS_COLOR = {OK: colors.HexColor("#2f855a"), WARN: colors.HexColor("#b7791f"),
@@ -80,7 +81,9 @@ def bar_chart(categories: Sequence[str], series: Sequence[dict[str, Any]], *, he
               integer: bool = False, width: float = WIDTH, rotate_labels: bool = False,
               show_zero: bool = True) -> Drawing:
     """Grouped vertical bars.  Each series: ``name``, ``values`` (None draws nothing),
-    optional ``low``/``high`` whiskers and ``color``; a legend when there are several."""
+    optional ``low``/``high`` whiskers, ``band_low``/``band_high`` (a pale band behind the
+    bar: the range the figure may still take) and ``color``; a legend when there are
+    several."""
     d = Drawing(width, height)
     left, right, top = 34.0, 6.0, 16.0 if len(series) > 1 else 6.0
     bottom = 34.0 if rotate_labels else 16.0
@@ -124,6 +127,11 @@ def bar_chart(categories: Sequence[str], series: Sequence[dict[str, Any]], *, he
             v = s["values"][ci]
             color = s.get("color", SERIES[si % len(SERIES)])
             bx = x0 + si * bar_w
+            b_lo = (s.get("band_low") or [None] * n)[ci]
+            b_hi = (s.get("band_high") or [None] * n)[ci]
+            if b_lo is not None and b_hi is not None and b_hi > b_lo:
+                d.add(Rect(bx - 2, y(b_lo), bar_w + 4, y(b_hi) - y(b_lo), fillColor=BAND,
+                           strokeColor=SERIES[0], strokeWidth=0.4, strokeDashArray=[2, 2]))
             if v is not None and (v or show_zero):
                 h = max(0.0, y(v) - bottom)
                 # a zero still shows, as a thin line on the axis
@@ -245,11 +253,14 @@ def render_report_pdf(report: CheckReport) -> bytes:
     story.append(P("Winnability per difficulty", st["h2"]))
     story.append(P("Bars: win rate among decided deals (solved or proven unsolvable); whiskers: "
                    "95% Wilson interval. Unknown deals (limit reached) are not counted as wins or "
-                   "losses; the bounds column holds whatever they turn out to be.", st["small"]))
+                   "losses; the pale dashed band and the bounds column hold the win rate over all "
+                   "deals, whatever the unknowns turn out to be.", st["small"]))
     chart = bar_chart(
         diffs, [{"name": "win rate", "values": [w["win_rate"] for w in win.values()],
                  "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
                  "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
+                 "band_low": [w["bounds"][0] for w in win.values()],
+                 "band_high": [w["bounds"][1] for w in win.values()],
                  "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
                             for w in win.values()]}],
         height=120, y_max=1.0, percent=True, y_label="win rate", width=WIDTH * 0.6)
