@@ -499,6 +499,26 @@ def test_bonus_play_comes_after_the_budget_is_spent(specs: Path) -> None:
     assert r.plan[2].to_json() == {"act": "play", "card": "k3", "bonus": True}
 
 
+@pytest.mark.parametrize("draw, spent, base_kept", [
+    ("[]", "[]", True),       # piles empty, one Sensor draw left: k3 may come back to the hand
+    ("[p4]", "[]", False),    # a card in the piles: the draw takes p4, never k3
+    ("[]", "[B]", False),     # no Sensor draw left
+])
+def test_base_play_beside_the_bonus_only_while_a_draw_could_take_it_back(
+        specs: Path, draw: str, spent: str, base_kept: bool) -> None:
+    """k3 pays 1, or 2 on a row of three.  Played for 1 it runs out (and is discarded)
+    sooner than for 2: only a Sensor draw that finds the piles empty but for k3 can tell
+    the two apart, so the base play is generated exactly then."""
+    from rove.solve.search import _useful_successors
+
+    p = pos("format: rove-position/1\nspec: quad.yaml\ngoal: game\nlayout: |\n  A B C\n  D . .\n"
+            f"spent: {spent}\nmission: row4\nhand: [k3]\ndraw: {draw}\n", specs)
+    deck = Deck(p.spec, p.rules)
+    plays = {a.bonus for a, _ in _useful_successors(deck, state_from_position(deck, p))
+             if a.act == "play"}
+    assert plays == ({True, False} if base_kept else {True})
+
+
 def test_sensor_and_recycle_draw_the_known_card(specs: Path) -> None:
     for text in (NEEDS_SENSOR, NEEDS_RECYCLE):
         r = solved(pos(text, specs))

@@ -69,6 +69,16 @@ class Budget:
             raise Limit
 
 
+def sensor_draws_left(deck: Deck, spent: int) -> int:
+    """Cards the Sensor ability can still draw: once per unspent Sensor, and once more per
+    unspent Gripper, which may trigger a Sensor even when it is spent."""
+    mods = deck.modules
+    sensors = sum(1 for i, m in enumerate(mods) if m.ability == "sensor" and not spent >> i & 1)
+    if not any(m.ability == "sensor" for m in mods):
+        return 0
+    return sensors + sum(1 for i, m in enumerate(mods) if m.ability == "gripper" and not spent >> i & 1)
+
+
 class Heuristic:
     """Admissible, consistent lower bound on the points still needed for one mission."""
 
@@ -81,6 +91,7 @@ class Heuristic:
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
         self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
         self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
+        self._draws: dict[int, int] = {}
         pushes = tuple(sorted({off for j in range(deck.n) for side in deck.move_dirs[j]
                                for kind, off, _ in side if kind == "push"}))
         # per module: [distances while active (it may flip first), distances while spent]
@@ -223,9 +234,9 @@ class Heuristic:
     def points_obtainable(self, s: State) -> int:
         """An upper bound on the points this state can still get for this mission."""
         total = s.points + sum(self.deck.bonus[c] for c in s.hand)
-        draws = sum(1 for i in self.sensors if not s.spent >> i & 1)
-        if self.sensors:
-            draws += sum(1 for i in self.grippers if not s.spent >> i & 1)
+        draws = self._draws.get(s.spent)
+        if draws is None:
+            draws = self._draws[s.spent] = sensor_draws_left(self.deck, s.spent)
         if draws and (s.draw or s.discard):
             total += draws * self.max_bonus
         return total
@@ -282,10 +293,18 @@ def canonical_key(s: State, keep_piles: bool) -> tuple:
 
 
 def _useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
-    """Successors without dominated card plays (base points when the bonus is there)."""
+    """Successors without dominated card plays: base points when the bonus is there.
+
+    The bonus play does all the base play does, with more points; the one difference is
+    that a card played for base runs out, and so reaches the discard pile, sooner.  That
+    matters only if Sensor draws can empty both piles and take it back into the hand
+    before the bonus line would have discarded it (no card joins the piles meanwhile),
+    so while the piles hold fewer cards than the Sensor draws left, both plays are kept."""
     out = []
     for a, s2 in successors(deck, s):
-        if a.act == "play" and a.bonus is False and deck.move_pat[deck.card_index[a.card]].matches(s.cells):
+        if (a.act == "play" and a.bonus is False
+                and deck.move_pat[deck.card_index[a.card]].matches(s.cells)
+                and len(s.draw) + len(s.discard) >= sensor_draws_left(deck, s.spent)):
             continue
         out.append((a, s2))
     return out
