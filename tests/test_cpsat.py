@@ -192,6 +192,8 @@ class TestKnownOptima:
                            rules={"recycle": recycle})
         plan = solved_optimally(pos, (2, 1, 1))
         assert Action.ability("S") in plan and Action.play("c", False) in plan
+        # the search engine agrees
+        assert cost(solve_search(pos, time_limit=60)) == (2, 1, 1)
 
     def test_revealed_match_needs_an_action_without_auto_complete(self, lab: Lab) -> None:
         # "B L" matches at once; with auto_complete_on_reveal false one action must

@@ -259,6 +259,12 @@ current: {{card: null, points: 0}}
 # The oldest discard is p1a: it comes up, 1 point, no plan.
 RECYCLE_WRONG_END = NEEDS_RECYCLE.replace("discard: [p4, p1a]", "discard: [p1a, p4]")
 
+# Both piles empty and one card: p2a pays 2 of the 4 points; once spent it lies alone in
+# the discard pile, the Sensor draws it back and it pays 2 more: optimum 4 points,
+# 2 cards (p2a twice), 1 ability.  (A bound that counts a Sensor draw only when the
+# piles hold a card now called this unsolvable.)
+NEEDS_REDRAW = NEEDS_RECYCLE.replace("discard: [p4, p1a]", "hand: [p2a]")
+
 # Tie-break, fewest cards: 4 points from p2a + p2b (2 cards) or from p4 (1 card).
 # Optimum 4 points, 1 card, 0 abilities.
 FEWEST_CARDS = f"""\
@@ -428,6 +434,7 @@ HAND_MADE = [
     ("sensor draws the wrong top card", SENSOR_WRONG_TOP, None),
     ("needs a recycle", NEEDS_RECYCLE, (4, 1, 1)),
     ("recycle brings up the oldest discard", RECYCLE_WRONG_END, None),
+    ("the sensor draws back the card just spent", NEEDS_REDRAW, (4, 2, 1)),
     ("fewest cards", FEWEST_CARDS, (4, 1, 0)),
     ("cards before abilities", CARDS_BEFORE_ABILITIES, (4, 1, 1)),
     ("fewest abilities", FEWEST_ABILITIES, (4, 1, 0)),

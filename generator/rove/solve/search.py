@@ -232,12 +232,16 @@ class Heuristic:
         return bound
 
     def points_obtainable(self, s: State) -> int:
-        """An upper bound on the points this state can still get for this mission."""
+        """An upper bound on the points this state can still get for this mission.
+
+        A Sensor draw can find a card even when both piles are empty now: a card played
+        from the hand (or the current one) reaches the discard pile once it runs out,
+        and can be drawn and played again."""
         total = s.points + sum(self.deck.bonus[c] for c in s.hand)
         draws = self._draws.get(s.spent)
         if draws is None:
             draws = self._draws[s.spent] = sensor_draws_left(self.deck, s.spent)
-        if draws and (s.draw or s.discard):
+        if draws and (s.draw or s.discard or s.hand or s.card >= 0):
             total += draws * self.max_bonus
         return total
 
