@@ -1,4 +1,6 @@
-"""A* agrees with the plain baseline on positions built to stress the card rules.
+"""The searches against unpruned oracles on small decks: A* against the plain baseline on
+positions built to stress the card rules, and the game search against an exhaustive
+walk of every legal action on whole deals.
 
 The deals of the bundled deck rarely empty the piles, so Sensor draws that recycle a
 card just spent, a current card with points left, bare budgets and small hands hardly
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from rove.deal import deal
-from rove.engine import Deck, state_from_position, unpack
+from rove.engine import PLAYING, WON, Deck, State, state_from_position, successors, unpack
 from rove.position import Position, layout_text, normalized_cells, parse_position
 from rove.puzzles import random_play
 from rove.replay import verify_plan
@@ -111,3 +113,75 @@ def test_astar_agrees_with_baseline_on_card_corners(spec_path: Path, start: int)
                 assert verify_plan(p, list(r.plan)).goal_reached
     assert not mismatches, f"(seed, A*, baseline): {mismatches}"
     assert decided >= 95
+
+
+GAME_SPEC = """\
+format: rove-spec/1
+name: Game
+missions_to_win: 2
+modules:
+  - {id: sensor, code: S, name: Sensor, ability: sensor, arrows: [{kind: short, dirs: [orthogonal]}]}
+  - {id: gripper, code: G, name: Gripper, ability: gripper, arrows: [{kind: short, dirs: [all]}]}
+  - {id: brain, code: B, name: Brain, ability: brain, arrows: [{kind: short, dirs: [E, W]}]}
+cards:
+  - {id: k1, mission: {title: A, pattern: "B\\n#"}, movement: {points: 1, bonus: 2, pattern: "# #"}}
+  - {id: k2, mission: {title: B, pattern: "S . #"}, movement: {points: 0, bonus: 1, pattern: "#\\n#"}}
+  - {id: k3, mission: {title: C, pattern: "# G"}, movement: {points: 1, bonus: 2, pattern: "# . #"}}
+  - {id: k4, mission: {title: D, pattern: "#\\n.\\n#"}, movement: {points: 0, bonus: 2, pattern: "# # #"}}
+  - {id: k5, mission: {title: E, pattern: "# . B"}, movement: {points: 1, bonus: 3, pattern: "G S"}}
+"""
+
+
+def winnable_by_walk(deck: Deck, start: State, limit: int = 300_000) -> bool | None:
+    """Every legal action from every state reached, once each: True when a win is found,
+    False when none is left (the deck is small, so the walk ends), None past ``limit``."""
+    seen: set[State] = set()
+    stack = [start]
+    while stack:
+        s = stack.pop()
+        if s.status == WON:
+            return True
+        if s.status != PLAYING or s in seen:
+            continue
+        seen.add(s)
+        if len(seen) > limit:
+            return None
+        stack.extend(s2 for _, s2 in successors(deck, s) if s2 not in seen)
+    return False
+
+
+def test_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
+    """Whole deals of a three-module deck at every difficulty.  Each of the two searches
+    the portfolio runs, on its own (on a deck this small the greedy dive alone would
+    decide everything), gives the walk's verdict: the greedy dive through every action,
+    and the mission-by-mission search (deepening on points, lost tables, points bounds).
+    Every win replays through the engine.  A search stopped by its node limit says
+    nothing; a wrong cut shows as a None (\"lost\") on a deal the walk wins."""
+    from rove.replay import replay
+    from rove.solve.game import INF, _GameSearch
+    from rove.solve.search import Budget, Limit
+
+    path = tmp_path / "game.yaml"
+    path.write_text(GAME_SPEC, encoding="utf-8")
+    spec = load_spec(path)
+    wrong = []
+    decided: dict[str, set[bool]] = {"run": set(), "win_from": set()}
+    for seed in range(300):
+        p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
+        deck = Deck(spec, p.rules)
+        start = state_from_position(deck, p)
+        truth = winnable_by_walk(deck, start)
+        assert truth is not None
+        for name in decided:
+            search = _GameSearch(deck, Budget.of(None, 3_000), None)
+            try:
+                plan = search.run(start, INF) if name == "run" else search.win_from(start)
+            except Limit:
+                continue
+            decided[name].add(truth)
+            if (plan is not None) != truth:
+                wrong.append((seed, name, truth))
+            elif plan is not None:
+                assert replay(p, plan).final.status == WON
+    assert wrong == []
+    assert decided == {"run": {True, False}, "win_from": {True, False}}  # every verdict exercised
