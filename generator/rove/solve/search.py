@@ -89,8 +89,6 @@ class Heuristic:
         self._memo: dict[tuple[tuple[int, ...], int, int], int] = {}
         self._side_tables: dict[int, tuple[dict[int, int], ...]] = {}
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
-        self.sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
-        self.grippers = [i for i, m in enumerate(deck.modules) if m.ability == "gripper"]
         self._draws: dict[int, int] = {}
         pushes = tuple(sorted({off for j in range(deck.n) for side in deck.move_dirs[j]
                                for kind, off, _ in side if kind == "push"}))
@@ -335,7 +333,7 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
         return None, None, 0
     done0 = start.done
     h = Heuristic(deck)
-    may_draw = bool(h.sensors) and any(not start.spent >> i & 1 for i in h.sensors + h.grippers)
+    may_draw = sensor_draws_left(deck, start.spent) > 0
     counter = itertools.count()
     h0, a0 = h.estimate(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
