@@ -1,4 +1,4 @@
-"""Plan steps (CONTRACT section 3): JSON and notation, both ways, and plan files."""
+"""Plan steps (docs/FORMATS.md, "Plans"): JSON and notation, both ways, and plan files."""
 
 from __future__ import annotations
 

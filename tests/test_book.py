@@ -213,7 +213,8 @@ def test_campaign_legs_chain_and_each_budget_is_the_optimum(campaign_book: Path)
     ex = campaign_book / "ex"
     assert (ex / "specs" / "01-campaign.yaml").exists()
     assert runner.invoke(app, ["validate", str(ex / "specs" / "01-campaign.yaml")]).exit_code == 0
-    # every YAML file at the top is a position with its plan beside it (CONTRACT)
+    # every YAML file at the top is a position with its plan beside it
+    # (docs/FORMATS.md, "rove book --export-dir")
     assert all(y.with_name(y.stem + ".plan.json").exists() for y in ex.glob("*.yaml"))
     legs = sorted(ex.glob("01-campaign-*.yaml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
     assert 3 <= len(legs) <= 4

@@ -1,4 +1,4 @@
-"""The `rove validate` and `rove deal` commands end to end (CONTRACT section 4)."""
+"""The `rove validate` and `rove deal` commands end to end (docs/FORMATS.md, "Commands")."""
 
 from __future__ import annotations
 

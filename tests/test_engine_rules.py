@@ -1,4 +1,4 @@
-"""Hand-made rules cases: each ruling of ROVE-RULINGS.md with its exact expected result.
+"""Hand-made rules cases: each ruling of docs/RULES.md with its exact expected result.
 
 Every case goes through ``apply`` (validation) *and* through ``legal_actions`` /
 ``successors`` with ``include_noops=True`` (generation): a legal action must be

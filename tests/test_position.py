@@ -1,5 +1,5 @@
-"""Positions (CONTRACT section 2) and fresh deals: loading, every validation error,
-dump/load round trips, and deals set up as ROVE-RULINGS.md says."""
+"""Positions (docs/FORMATS.md, "Positions") and fresh deals: loading, every validation error,
+dump/load round trips, and deals set up as docs/RULES.md says."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rove.position import Current, Position, dump_position, load_position, parse
 from rove.rules import HAND_SIZES, OPTIONS, Rules
 from rove.spec import load_spec
 
-# The example of CONTRACT section 2.
+# The example of docs/FORMATS.md, "Positions".
 POS = """\
 format: rove-position/1
 spec: standard

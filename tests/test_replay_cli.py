@@ -1,4 +1,4 @@
-"""`rove replay POSITION PLAN [--json]` end to end (CONTRACT section 4)."""
+"""`rove replay POSITION PLAN [--json]` end to end (docs/FORMATS.md, "rove replay --json")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`rove solve` end to end (CONTRACT section 4): the JSON object, exit codes 0/1/2/3,
+"""`rove solve` end to end (docs/FORMATS.md, "rove solve --json"): the JSON object, exit codes 0/1/2/3,
 bad input without a traceback, the human-readable plan, and --optimal on a game."""
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def solve_json(runner: CliRunner, *args: str) -> tuple[int, dict[str, Any]]:
 
 
 def check_contract(data: dict[str, Any]) -> None:
-    """The keys of CONTRACT section 4 with their types (extra keys are extensions)."""
+    """The keys of docs/FORMATS.md ("rove solve --json") with their types (extra keys are extensions)."""
     for key, typ in REQUIRED.items():
         assert key in data, f"missing {key!r} in {data}"
         assert isinstance(data[key], typ), (key, data[key])

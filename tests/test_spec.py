@@ -1,4 +1,4 @@
-"""Card specs (CONTRACT section 1): loading, grid text, includes, every validation error,
+"""Card specs (docs/FORMATS.md, "Card specs"): loading, grid text, includes, every validation error,
 the pattern feasibility check, dump/load round trips and the JSON Schemas in specs/."""
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def test_bundled_standard_deck_loads_and_passes() -> None:
         assert len(card.mission.pattern.named) == 1, card.id
         for pat in (card.mission.pattern, card.movement.pattern):
             assert pattern_problems(pat, set(spec.codes), len(spec.modules)) == []
-    # the bundled arrows of ROVE-RULINGS.md
+    # the bundled arrows of docs/RULES.md
     dirs = {m.code: ({a.kind for a in m.arrows}, {d.name for a in m.arrows for d in a.dirs})
             for m in spec.modules}
     assert dirs == {

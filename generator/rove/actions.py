@@ -1,4 +1,4 @@
-"""Actions: the plan steps of CONTRACT section 3, as small immutable values.
+"""Actions: the plan steps of docs/FORMATS.md ("Plans"), as small immutable values.
 
 An ``Action`` reads and writes both the plan JSON objects and a compact notation
 that round-trips (``play c02+``, ``B E2``, ``L swap B C``, ``M shift S NE``,

@@ -1,6 +1,6 @@
 """Cells, compass directions and the grid text used by layouts and patterns.
 
-Coordinates follow ROVE-RULINGS.md: ``x`` grows east, ``y`` grows south, and the
+Coordinates follow docs/RULES.md ("Space"): ``x`` grows east, ``y`` grows south, and the
 top-left character of a grid text is (0, 0).  Everything here is a plain value
 (tuples and frozen dataclasses) so that the engine and the solvers can hash and
 compare them freely.

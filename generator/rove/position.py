@@ -1,4 +1,4 @@
-"""Positions: a deal, a mid-game table or a puzzle (CONTRACT section 2).
+"""Positions: a deal, a mid-game table or a puzzle (docs/FORMATS.md, "Positions").
 
 A Position is an immutable value; the rules engine turns it into a mutable game
 state.  ``dump_position`` writes it back in one fixed layout so that the same

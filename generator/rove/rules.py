@@ -1,4 +1,4 @@
-"""The named rule options of ROVE-RULINGS.md ("Open options"), defaults first.
+"""The named rule options of docs/RULES.md ("Rule options"), defaults first.
 
 Every engine and solver result records the options it ran under (``Rules.to_dict``).
 """

@@ -1,4 +1,4 @@
-"""Card specs: the modules and the double-sided cards of a ROVE deck (CONTRACT section 1).
+"""Card specs: the modules and the double-sided cards of a ROVE deck (docs/FORMATS.md, "Card specs").
 
 A spec is read from YAML into frozen dataclasses and validated as a whole: every
 problem of a file is reported at once, each with its line and a fix.

@@ -1,4 +1,4 @@
-"""What a solver answers: the same shape for every engine (CONTRACT section 4)."""
+"""What a solver answers: the same shape for every engine (docs/FORMATS.md, "rove solve --json")."""
 
 from __future__ import annotations
 
