@@ -6,8 +6,8 @@
 
 The instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
-``random_mission_puzzle`` for a harder family (a hand of cards to play).  Each puzzle is solved, one after the other (both
-engines get the two cores to themselves), by
+``random_mission_puzzle`` for a harder family (a hand of cards to play).  Each puzzle is solved,
+one after the other (both engines get the two cores to themselves), by
 
 * ``search``: A* (``rove.solve.search.solve``);
 * ``cpsat``  (mode ``hint``, the default engine): the model with the search engine's plan

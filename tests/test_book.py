@@ -70,7 +70,7 @@ def test_export_files(made: Path) -> None:
     assert len(names) == 4
     assert [int(n[:2]) for n in names] == [1, 2, 3, 4]
     assert {n[3:] for n in names} == {"mission", "hand", "deal"}
-    for _, y, plan in puzzles(made):
+    for _, _y, plan in puzzles(made):
         assert plan.exists()
         assert json.loads(plan.read_text())  # a JSON list of actions
     result = runner.invoke(app, ["validate", *(str(y) for _, y, _ in puzzles(made))])

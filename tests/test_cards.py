@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
-
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from rove.pdf.cards import (
@@ -414,7 +413,7 @@ def test_note_and_card_text_stay_where_they_belong(paper: str, layout: str, blee
     scan = scans(paper, layout, bleed)[0]
     trims = [pl.trim for pl in planned.placements]
     note_words = set(registration_note(CardOptions(paper, layout, bleed)).split())
-    for t, x, y, end in scan.texts:
+    for t, x, y, _end in scan.texts:
         on_card = [r for r in trims if inside(r, x, y)]
         if on_card:
             continue

@@ -241,7 +241,7 @@ def test_random_play_in_mission_puzzles(specs: dict[str, tuple[str, Path]], seed
                      hand=hand, draw=(), discard=(), missions_done=0, completed=())
     text = dump_position(puzzle)
     # a puzzle may omit draw and discard
-    text = "\n".join(l for l in text.splitlines() if not l.startswith(("draw:", "discard:")))
+    text = "\n".join(line for line in text.splitlines() if not line.startswith(("draw:", "discard:")))
     puzzle = parse_position(text, "<puzzle>", base)
     assert puzzle.draw == () and puzzle.discard == ()
     play_out(puzzle, deck, base, seed, steps, full_deck=False)

@@ -19,8 +19,16 @@ from typer.testing import CliRunner
 from rove.cli import app
 from rove.deal import start_layout
 from rove.engine import Deck, state_cells, state_from_position
-from rove.generate import (GenerationFailed, Settings, _position, _unmatchable,
-                           generate_missions, movement_only, ramp, with_mission)
+from rove.generate import (
+    GenerationFailed,
+    Settings,
+    _position,
+    _unmatchable,
+    generate_missions,
+    movement_only,
+    ramp,
+    with_mission,
+)
 from rove.grid import connected
 from rove.replay import verify_plan
 from rove.solve.search import solve as solve_search
@@ -128,7 +136,8 @@ def synth_at_start(cuts=(), alike=(), size=None, named=None):
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     status = solver.solve(mdl.m)
-    return status == cp_model.INFEASIBLE, (pv.decode(solver) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None)
+    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    return status == cp_model.INFEASIBLE, (pv.decode(solver) if found else None)
 
 
 START = start_layout(SPEC.codes)  # B L S / C G M

@@ -89,10 +89,14 @@ modules:
   - {id: laser, code: L, name: Laser, ability: laser, arrows: [{kind: standard, dirs: [diagonal]}]}
   - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
 cards:
-  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},          movement: {points: 1, bonus: 3, pattern: "# # #"}}
-  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},          movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
-  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},          movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
-  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},    movement: {points: 2, bonus: 4, pattern: "L M"}}
+  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},
+     movement: {points: 1, bonus: 3, pattern: "# # #"}}
+  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},
+     movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
+  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},
+     movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
+  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},
+     movement: {points: 2, bonus: 4, pattern: "L M"}}
 """
 
 # DUD: three Sensors (no ability changes the layout) and cards worth 0 base points whose

@@ -100,10 +100,14 @@ modules:
   - {id: laser, code: L, name: Laser, ability: laser, arrows: [{kind: standard, dirs: [diagonal]}]}
   - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
 cards:
-  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},       movement: {points: 1, bonus: 3, pattern: "# # #"}}
-  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},       movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
-  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},       movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
-  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"}, movement: {points: 2, bonus: 4, pattern: "L M"}}
+  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},
+     movement: {points: 1, bonus: 3, pattern: "# # #"}}
+  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},
+     movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
+  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},
+     movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
+  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},
+     movement: {points: 2, bonus: 4, pattern: "L M"}}
 """
 
 # A whole (tiny) game; with Brain and Laser spent the first win found spends more
@@ -249,9 +253,11 @@ def test_human_output_for_unsolvable_and_unknown(runner: CliRunner, files: Path)
 
 BAD_POSITIONS = {
     "yaml syntax": "format: rove-position/1\nspec: standard\nlayout: [unclosed\n",
-    "unknown module": "format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B L S\n  C G X\nmission: c01\n",
+    "unknown module": ("format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B L S\n  C G X\n"
+                       "mission: c01\n"),
     "missing spec file": "format: rove-position/1\nspec: nowhere.yaml\nlayout: |\n  A\nmission: c01\n",
-    "bad goal": "format: rove-position/1\nspec: standard\ngoal: everything\nlayout: |\n  B L S\n  C G M\nmission: c01\n",
+    "bad goal": ("format: rove-position/1\nspec: standard\ngoal: everything\nlayout: |\n  B L S\n  C G M\n"
+                 "mission: c01\n"),
     "card twice": ("format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B L S\n  C G M\n"
                    "mission: c01\nhand: [c01]\n"),
 }

@@ -40,7 +40,8 @@ modules:
   - {id: sensor, code: S, name: Sensor, ability: sensor, arrows: [{kind: standard, dirs: [N, E, S, W]}]}
   - {id: coil, code: C, name: Coil, ability: coil, arrows: [{kind: jump, dirs: [all]}]}
   - {id: gripper, code: G, name: Gripper, ability: gripper, arrows: [{kind: short, dirs: [all]}]}
-  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}], spent_arrows: [{kind: short, dirs: [N]}]}
+  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}],
+     spent_arrows: [{kind: short, dirs: [N]}]}
 cards:
   - id: c01
     mission:

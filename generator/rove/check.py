@@ -223,10 +223,12 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
         uses: dict[str, int] = {}
         for a in r.plan or ():
             if a.act == "play":
+                assert a.card is not None  # a play action always names its card
                 plays[a.card] = plays.get(a.card, 0) + 1
                 if a.bonus:
                     bonus[a.card] = bonus.get(a.card, 0) + 1
             elif a.act == "ability":
+                assert a.module is not None  # an ability action always names its module
                 key = a.module if a.via is None else f"{a.module}>{a.via}"
                 uses[key] = uses.get(key, 0) + 1
         out["plays"] = dict(sorted(plays.items()))

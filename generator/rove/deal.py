@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
+from .grid import Cell
 from .position import Position
 from .rules import HAND_SIZES, Rules
-from .grid import Cell
 from .spec import Spec
 
 DIFFICULTIES = tuple(HAND_SIZES)

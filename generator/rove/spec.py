@@ -7,7 +7,7 @@ problem of a file is reported at once, each with its line and a fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -277,7 +277,10 @@ class _SpecReader:
             finally:
                 self.stack.pop()
 
-        for key, reader, out in (("modules", _read_module, modules), ("cards", _read_card, cards)):
+        # the same steps for both lists (a module reader fills ``modules``, a card reader ``cards``)
+        sections: list[tuple[str, Callable[[Any, int, Problems], Any], list[Any]]] = [
+            ("modules", _read_module, modules), ("cards", _read_card, cards)]
+        for key, reader, out in sections:
             items = data.get(key)
             if items is None:
                 if top and key == "modules" and not modules:

@@ -236,7 +236,7 @@ def opening_plays(deck: Deck, start: State, best: tuple[int, int], max_nodes: in
             a = Action.play(deck.card_ids[c], False)
             plays.append((a, apply(deck, start, a)))
     wrong = 0
-    for a, s2 in plays:
+    for _a, s2 in plays:
         if s2.status in (GOAL, WON):
             got: tuple[int, int] | None = (0, 1)
         elif s2.status != PLAYING:

@@ -22,8 +22,16 @@ from dataclasses import replace
 from ..actions import dumps_plan
 from ..position import dump_position, normalized_cells
 from ..spec import Spec
-from .generate import (DEAL_DIFFICULTIES, KIND_NAMES, Puzzle, Settings, campaign_puzzle, deal_puzzle,
-                       hand_puzzle, mission_puzzle)
+from .generate import (
+    DEAL_DIFFICULTIES,
+    KIND_NAMES,
+    Puzzle,
+    Settings,
+    campaign_puzzle,
+    deal_puzzle,
+    hand_puzzle,
+    mission_puzzle,
+)
 from .grade import GRADING_TEXT
 
 KIND_ORDER = ("mission", "hand", "deal", "campaign")

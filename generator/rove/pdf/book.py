@@ -22,10 +22,10 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
 from ..engine import Deck, State, apply, state_cells, state_from_position
-from ..grid import Cell
+from ..grid import Cell, Direction
 from ..position import Position
 from ..spec import ANY, EMPTY, Pattern, Spec
-from .cards import ABILITY_TEXT, MISSION_ACCENT, MOVEMENT_ACCENT, MODULE_ACCENT
+from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
 
@@ -373,7 +373,7 @@ class Item:
     """A piece of a flowing page: its height and how to draw it at (left, top)."""
 
     height: float
-    draw: Callable[[Canvas, float, float], None]
+    draw: Callable[[Canvas, float, float], object]  # what it returns is not used
     keep_with_next: bool = False
 
 
@@ -1031,7 +1031,7 @@ class BookWriter:
         if words:
             text = "Measured: " + "; ".join(words) + "."
             h = Pen.para_height(text, cw, FONT_ITALIC, self.fs(7))
-            block.items.append(Item(h + 2 * k, lambda c, x, t, text=text: self.pen.para(
+            block.items.append(Item(h + 2 * k, lambda c, x, t: self.pen.para(
                 text, x, t, cw, font=FONT_ITALIC, size=self.fs(7), color=SOFT)))
         return block
 
@@ -1044,7 +1044,7 @@ class BookWriter:
             runs.append((FONT_BOLD, str(a) + ("," if i < len(plan) - 1 else "")))
             runs.append((FONT, " "))
         h = rich_height(runs, cw, fs)
-        block.items.append(Item(h + 4 * k, lambda c, x, t, runs=runs: self.pen.rich(runs, x, t, cw, size=fs),
+        block.items.append(Item(h + 4 * k, lambda c, x, t: self.pen.rich(runs, x, t, cw, size=fs),
                                 keep_with_next=True))
 
     def _step_diagrams(self, block: Block, p: BookPuzzle, states: list[State]) -> None:
@@ -1126,11 +1126,14 @@ class BookWriter:
             nums = f"{lo}" if count == lo else f"{lo}-{count}"
             names = ", ".join(f"{mid} {self.spec.card(mid).mission.title}" for mid in ids)
             runs = [(FONT_BOLD, f"Mission{'s' if count > lo else ''} {nums}, {names}: ")]
-            for j, (i, a) in enumerate(acts):
+            for j, (_i, a) in enumerate(acts):
                 runs.append((FONT, str(a) + (", " if j < len(acts) - 1 else ".")))
             h = rich_height(runs, cw, fs)
-            block.items.append(Item(h + 2.5 * k, lambda c, x, t, runs=runs: self.pen.rich(
-                runs, x, t, cw, size=fs)))
+
+            def draw_runs(c: Canvas, x: float, top: float, runs: list[tuple[str, str]] = runs) -> float:
+                return self.pen.rich(runs, x, top, cw, size=fs)
+
+            block.items.append(Item(h + 2.5 * k, draw_runs))
             after = states[acts[-1][0] + 1]
             cells_after = state_cells(deck, after)
             spent = frozenset(c for j, c in enumerate(codes) if after.spent >> j & 1)
@@ -1168,7 +1171,7 @@ class BookWriter:
             block.items.append(Item(row_h, draw_row))
 
 
-def _dirs_text(dirs: Sequence[object]) -> str:
+def _dirs_text(dirs: Sequence[Direction]) -> str:
     names = [d.name for d in dirs]
     if len(names) == 8:
         return "all 8 ways"
