@@ -1,14 +1,19 @@
 # rove: one command to set up and make the book, one to set up and test.
+# Setup builds the compiled search core (core/, Rust) into the package with maturin,
+# so a Rust toolchain (cargo) must be on the PATH; rustup puts it in ~/.cargo/bin.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+CARGO  ?= cargo
+CORE_SOURCES := $(shell find core -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock 2>/dev/null)
+export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup book cards test bench clean
+.PHONY: setup book cards test lint bench clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CORE_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -22,12 +27,19 @@ book: setup
 cards: setup
 	$(BIN)/rove cards standard -o output/cards.pdf
 
-## The whole test suite, on both cores.
+## Linters and type checkers: Rust (clippy) and Python (ruff, mypy).
+lint: setup
+	$(CARGO) clippy --manifest-path core/Cargo.toml --release --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check generator tests bench
+	$(BIN)/mypy
+
+## The whole test suite: the core's own tests, the linters, then pytest on both cores.
 test: setup
+	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: setup
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) output/*.pdf output/*.png
+	rm -rf $(VENV) core/target output/*.pdf output/*.png

@@ -24,7 +24,6 @@ looks again for a win that spends fewer points, until none is left.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +33,7 @@ from .search import Budget, Heuristic, Limit, _useful_successors, canonical_key
 
 INF = 1 << 30
 GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
-GREEDY_SHARE = 0.25  # and this share of the time and node limits
+GREEDY_SHARE = 0.25  # and this share of the node limit
 
 
 class _GameSearch:
@@ -162,6 +161,19 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
 
     The flag says whether the plan is proven to spend the fewest points (only asked
     for with ``optimal``; a limit hit while improving a win keeps the win found)."""
+    from . import core
+
+    if core.available(deck):
+        return core.solve_game(deck, start, budget, optimal, progress,
+                               stats if stats is not None else {})
+    return solve_game_python(deck, start, budget, optimal, progress, stats)
+
+
+def solve_game_python(deck: Deck, start: State, budget: Budget, optimal: bool = False,
+                      progress: Callable[[int], None] | None = None,
+                      stats: dict[str, Any] | None = None) -> tuple[list[Action] | None, bool]:
+    """The pure-Python search (the compiled core runs the same algorithm): the reference
+    the core is tested against and the path ``ROVE_CORE=0`` selects."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20000))
     try:
@@ -171,9 +183,9 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
             # A portfolio of two exact searches: a short greedy dive (finds most wins in
             # a few hundred nodes), then the mission-by-mission deepening search, which
             # saves resources and proves losses.  Either one's None is a proof.
-            now = time.monotonic()
-            share = GREEDY_SHARE * (budget.deadline - now) if budget.deadline < INF else INF
-            quick = Budget(now + share, min(budget.max_nodes, max(
+            # The dive's share is counted in nodes only, so where the portfolio switches
+            # does not depend on the machine's speed; the time limit stays whole.
+            quick = Budget(budget.deadline, min(budget.max_nodes, max(
                 GREEDY_NODES, int(budget.max_nodes * GREEDY_SHARE))))
             try:
                 plan = _GameSearch(deck, quick, progress, stats).run(start, INF)
@@ -181,8 +193,8 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
                 return plan, False
             except Limit:
                 budget.nodes += quick.nodes
-                if budget.nodes >= budget.max_nodes:
-                    raise
+                if budget.nodes >= budget.max_nodes or quick.nodes < quick.max_nodes:
+                    raise  # the whole node limit, or the time limit
             search.best_done = stats.get("deepest_done", -1)
             return search.win_from(start), False
         plan = search.run(start, INF)

@@ -326,6 +326,22 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
     proof that no such plan exists).  Returns (plan or None when proven impossible,
     nodes expanded); raises Limit.
     """
+    from . import core
+
+    if core.available(deck):
+        nodes0 = budget.nodes
+        steps = core.solve_mission_steps(deck, start, budget, max_points)
+        if steps is None:
+            return None, None, budget.nodes - nodes0
+        plan, goal_state = _rebase(deck, start, steps)
+        return plan, goal_state, budget.nodes - nodes0
+    return solve_mission_python(deck, start, budget, max_points)
+
+
+def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
+                         ) -> tuple[list[Action] | None, State | None, int]:
+    """The pure-Python A* (the compiled core runs the same algorithm): the reference
+    the core is tested against and the path ``ROVE_CORE=0`` selects."""
     cap = float("inf") if max_points is None else max_points
     if start.status in (GOAL, WON):
         return [], start, 0

@@ -1,0 +1,165 @@
+//! A* for the cheapest plan that completes the current mission.
+//!
+//! Costs are (points, cards, abilities), compared lexicographically.  The heuristic is
+//! consistent, so with duplicate detection on canonical keys the first completion that
+//! no open node can beat is optimal.  The order of the open list (f, then deeper first,
+//! then first pushed) is the Python search's, so both expand the same nodes.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+use crate::budget::{Budget, Hooks, Stop};
+use crate::deck::Deck;
+use crate::heuristic::{points_obtainable, Heuristic};
+use crate::key::{canonical_key, translation, Key};
+use crate::rules::useful_successors;
+use crate::state::{Action, State, Status};
+
+type Cost = (i32, i32, i32);
+
+/// A plan step and the translation of the state it was made in: translated copies of a
+/// state share a key, so a step with cells is re-based when the plan is replayed.
+pub type Step = (Action, i32);
+
+const NO_PARENT: u32 = u32::MAX;
+
+/// An open-list entry, ordered by (f, -points so far, push order) alone: the push
+/// order is unique, so the state never takes part in a comparison.
+struct Open {
+    order: (Cost, i32, u64),
+    state: State,
+    g: Cost,
+}
+
+impl PartialEq for Open {
+    fn eq(&self, other: &Self) -> bool {
+        self.order == other.order
+    }
+}
+
+impl Eq for Open {}
+
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Open {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order.cmp(&other.order)
+    }
+}
+
+fn add(g: Cost, a: &Action) -> Cost {
+    let c = a.cost();
+    (g.0 + c.0, g.1 + c.1, g.2 + c.2)
+}
+
+/// The cheapest plan from `start` that completes its mission, spending at most
+/// `max_points` points when given.  `Ok(None)` is a proof that no such plan exists.
+pub fn solve_mission(
+    deck: &Deck,
+    start: &State,
+    max_points: Option<i32>,
+    budget: &mut Budget,
+    hooks: &mut dyn Hooks,
+) -> Result<Option<Vec<Step>>, Stop> {
+    let cap = max_points.unwrap_or(i32::MAX);
+    match start.status {
+        Status::Goal | Status::Won => return Ok(Some(Vec::new())),
+        Status::Lost => return Ok(None),
+        Status::Playing => {}
+    }
+    let done0 = start.done;
+    let h = Heuristic::new(deck);
+    let may_draw = deck.sensor_draws_left(start.spent) > 0;
+    let (h0, a0) = h.estimate(deck, start);
+    if h0 > points_obtainable(deck, start) || h0 > cap {
+        return Ok(None);
+    }
+    // node id -> best cost, (parent id, action, the parent's translation)
+    let mut ids: FxHashMap<Key, u32> = FxHashMap::default();
+    let mut best_g: Vec<Cost> = Vec::new();
+    let mut parents: Vec<(u32, Option<Action>, i32)> = Vec::new();
+    ids.insert(canonical_key(start, may_draw), 0);
+    best_g.push((0, 0, 0));
+    parents.push((NO_PARENT, None, 0));
+    let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
+    open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), state: start.clone(), g: (0, 0, 0) }));
+    let mut counter = 1u64;
+    let mut incumbent: Option<Cost> = None;
+    let mut goal: Option<(u32, Action, i32)> = None;
+    while let Some(Reverse(Open { order: (f, _, _), state: s, g })) = open.pop() {
+        if incumbent.is_some_and(|inc| f >= inc) {
+            break;
+        }
+        let id = ids[&canonical_key(&s, may_draw)];
+        if best_g[id as usize] < g {
+            continue; // a cheaper copy was expanded
+        }
+        budget.tick(hooks)?;
+        let shift = translation(&s);
+        for (a, s2) in useful_successors(deck, &s) {
+            let g2 = add(g, &a);
+            if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
+                // the mission is complete (in a whole game: the next one is revealed)
+                if g2.0 <= cap && incumbent.is_none_or(|inc| g2 < inc) {
+                    incumbent = Some(g2);
+                    goal = Some((id, a, shift));
+                }
+                continue;
+            }
+            if s2.status != Status::Playing {
+                continue;
+            }
+            let k2 = canonical_key(&s2, may_draw);
+            let old = ids.get(&k2).copied();
+            if let Some(old) = old {
+                if best_g[old as usize] <= g2 {
+                    continue;
+                }
+            }
+            let (h2, ha2) = h.estimate(deck, &s2);
+            if h2 > points_obtainable(deck, &s2) {
+                continue;
+            }
+            let f2 = (g2.0 + h2, g2.1, g2.2 + ha2);
+            if f2.0 > cap || incumbent.is_some_and(|inc| f2 >= inc) {
+                continue;
+            }
+            match old {
+                Some(old) => {
+                    best_g[old as usize] = g2;
+                    parents[old as usize] = (id, Some(a), shift);
+                }
+                None => {
+                    if ids.len() >= budget.table_cap {
+                        return Err(Stop::Limit);
+                    }
+                    ids.insert(k2, best_g.len() as u32);
+                    best_g.push(g2);
+                    parents.push((id, Some(a), shift));
+                }
+            }
+            open.push(Reverse(Open { order: (f2, -g2.0, counter), state: s2, g: g2 }));
+            counter += 1;
+        }
+    }
+    let Some((parent, action, shift)) = goal else {
+        return Ok(None);
+    };
+    let mut steps = vec![(action, shift)];
+    let mut k = parent;
+    while k != NO_PARENT {
+        let (pk, a, shift) = parents[k as usize];
+        if let Some(a) = a {
+            steps.push((a, shift));
+        }
+        k = pk;
+    }
+    steps.reverse();
+    Ok(Some(steps))
+}

@@ -1,0 +1,208 @@
+//! A spec compiled for play: modules, cards and patterns as small integers.
+//!
+//! The Python side (`rove.solve.core`) builds a [`Deck`] from `rove.engine.Deck` once per
+//! solve; everything here mirrors that class, field for field, so that the two engines
+//! generate the same successors in the same order.
+
+use crate::grid::{Cell, STRIDE};
+
+/// Modules beyond this many are not handled by the core (the Python engine still is).
+pub const MAX_MODULES: usize = 16;
+/// Cards in hand after which draws stop (the rules' hand limit).
+pub const HAND_LIMIT: usize = 5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ability {
+    Brain,
+    Coil,
+    Gripper,
+    Laser,
+    Motor,
+    Sensor,
+}
+
+impl Ability {
+    /// Abilities that can bring a module into a given cell without a movement point.
+    pub fn fills(self) -> bool {
+        matches!(self, Ability::Brain | Ability::Coil | Ability::Motor | Ability::Gripper)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrowKind {
+    Standard,
+    Short,
+    Jump,
+    Push,
+}
+
+/// One arrow direction of a module's side: the kind and a direction index (N=0 .. NW=7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrow {
+    pub kind: ArrowKind,
+    pub dir: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub ability: Ability,
+    /// Per side (0 active, 1 spent), every (kind, direction) in the engine's order.
+    pub arrows: [Vec<Arrow>; 2],
+}
+
+impl Module {
+    /// Whether flipping changes the arrows (then a flip alone is not a no-op).
+    pub fn flip_matters(&self) -> bool {
+        self.arrows[0] != self.arrows[1]
+    }
+}
+
+/// What a pattern cell asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatCell {
+    Any,
+    Empty,
+    Named(u8),
+}
+
+/// A pattern as packed offsets, matched by translation.
+///
+/// With a named module the translation is fixed by that module's cell; an anonymous
+/// pattern tries each module's cell as the image of its first occupied cell.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    anchor_module: Option<usize>,
+    anchor_off: Cell,
+    named: Vec<(usize, Cell)>,
+    anys: Vec<Cell>,
+    empties: Vec<Cell>,
+    /// The heuristic's view: every occupied cell (any or named) in the pattern's order,
+    /// and every named cell.
+    pub occupied: Vec<Cell>,
+    pub all_named: Vec<(usize, Cell)>,
+    pub empty_cells: Vec<Cell>,
+}
+
+impl Pattern {
+    /// Compile pattern cells given as (x, y, what), in the pattern's own order.
+    pub fn new(cells: &[(i32, i32, PatCell)]) -> Result<Self, String> {
+        let mut named = Vec::new();
+        let mut anys = Vec::new();
+        let mut empties = Vec::new();
+        let mut occupied = Vec::new();
+        for &(x, y, what) in cells {
+            let off = x + y * STRIDE;
+            match what {
+                PatCell::Any => {
+                    anys.push(off);
+                    occupied.push(off);
+                }
+                PatCell::Empty => empties.push(off),
+                PatCell::Named(m) => {
+                    named.push((m as usize, off));
+                    occupied.push(off);
+                }
+            }
+        }
+        if occupied.is_empty() {
+            return Err("a pattern needs at least one occupied cell".into());
+        }
+        let all_named = named.clone();
+        let (anchor_module, anchor_off) = if named.is_empty() {
+            (None, anys.remove(0))
+        } else {
+            let (m, off) = named.remove(0);
+            (Some(m), off)
+        };
+        Ok(Pattern {
+            anchor_module,
+            anchor_off,
+            named,
+            anys,
+            empties: empties.clone(),
+            occupied,
+            all_named,
+            empty_cells: empties,
+        })
+    }
+
+    fn matches_at(&self, cells: &[Cell], base: Cell) -> bool {
+        self.named.iter().all(|&(m, off)| cells[m] == base + off)
+            && self.anys.iter().all(|&off| cells.contains(&(base + off)))
+            && !self.empties.iter().any(|&off| cells.contains(&(base + off)))
+    }
+
+    /// Whether some translation of the pattern matches the layout.
+    pub fn matches(&self, cells: &[Cell]) -> bool {
+        match self.anchor_module {
+            Some(m) => self.matches_at(cells, cells[m] - self.anchor_off),
+            None => cells.iter().any(|&c| self.matches_at(cells, c - self.anchor_off)),
+        }
+    }
+}
+
+/// The named rule options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub auto_complete_on_reveal: bool,
+    /// `recycle: when_empty` (false: `on_demand`).
+    pub recycle_when_empty: bool,
+    /// `gripper_target: active_only` (false: `active_or_spent`).
+    pub gripper_active_only: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules { auto_complete_on_reveal: true, recycle_when_empty: false, gripper_active_only: false }
+    }
+}
+
+/// A card's movement side and mission side.
+#[derive(Clone, Debug)]
+pub struct Card {
+    pub base: i32,
+    pub bonus: i32,
+    pub mission: Pattern,
+    pub movement: Pattern,
+}
+
+#[derive(Clone, Debug)]
+pub struct Deck {
+    pub modules: Vec<Module>,
+    pub cards: Vec<Card>,
+    pub missions_to_win: i32,
+    pub rules: Rules,
+    pub max_bonus: i32,
+    has_sensor: bool,
+}
+
+impl Deck {
+    pub fn new(modules: Vec<Module>, cards: Vec<Card>, missions_to_win: i32, rules: Rules) -> Result<Self, String> {
+        if modules.is_empty() || modules.len() > MAX_MODULES {
+            return Err(format!("the core handles 1 to {MAX_MODULES} modules, not {}", modules.len()));
+        }
+        if cards.len() > u16::MAX as usize {
+            return Err(format!("the core handles at most {} cards", u16::MAX));
+        }
+        let max_bonus = cards.iter().map(|c| c.bonus).max().unwrap_or(0);
+        let has_sensor = modules.iter().any(|m| m.ability == Ability::Sensor);
+        Ok(Deck { modules, cards, missions_to_win, rules, max_bonus, has_sensor })
+    }
+
+    pub fn n(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// Cards the Sensor ability can still draw: once per unspent Sensor, and once more per
+    /// unspent Gripper, which may trigger a Sensor even when it is spent.
+    pub fn sensor_draws_left(&self, spent: u32) -> usize {
+        if !self.has_sensor {
+            return 0;
+        }
+        self.modules
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| spent >> i & 1 == 0 && matches!(m.ability, Ability::Sensor | Ability::Gripper))
+            .count()
+    }
+}

@@ -1,0 +1,288 @@
+//! Whole-deal winnability: exact depth-first search with lost tables.
+//!
+//! "Thoughtful" in the solitaire-solver sense: the whole draw order is known.  The same
+//! two searches as `rove.solve.game`, run as a portfolio:
+//!
+//! 1. a greedy dive through every legal action, completing actions first and then those
+//!    that bring the layout closest to the mission; it finds most wins in a few hundred
+//!    nodes, and has a fixed share of the node limit;
+//! 2. mission by mission, iterative deepening on the points spent on the current
+//!    mission, so the cheapest completions (which keep cards, points and abilities for
+//!    later missions) are tried first; the last depth is every point the state can still
+//!    obtain for the mission, so exhausting it is a proof.
+//!
+//! The work is split by nodes only, so where the portfolio switches does not depend on
+//! the machine's speed.  States shown to lose are stored by canonical key with the
+//! points allowance they lost under.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::budget::{Budget, Hooks, Stop};
+use crate::deck::Deck;
+use crate::heuristic::{points_obtainable, Heuristic};
+use crate::key::{canonical_key, Key};
+use crate::rules::useful_successors;
+use crate::state::{Action, CardId, State, Status};
+
+/// An allowance larger than any number of points a game can spend.
+pub const INF: i32 = 1 << 30;
+/// The greedy dive gets at least this many nodes,
+pub const GREEDY_NODES: u64 = 2000;
+/// and this share of the node limit.
+pub const GREEDY_SHARE: f64 = 0.25;
+
+/// The deepest line so far: missions done and the mission it could not complete (a lost
+/// deal's blocker).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deepest {
+    pub done: Option<i32>,
+    pub mission: Option<CardId>,
+}
+
+struct GameSearch<'a> {
+    deck: &'a Deck,
+    h: &'a Heuristic,
+    hooks: &'a mut dyn Hooks,
+    budget: Budget,
+    /// canonical key -> the largest points allowance under which the state was shown to lose
+    lost: FxHashMap<Key, i32>,
+    /// first states of missions shown to lose whatever is spent on the mission
+    lost_start: FxHashSet<Key>,
+    deepest: Deepest,
+}
+
+type Child = ((i32, i32, bool, bool), Action, State, i32);
+
+impl<'a> GameSearch<'a> {
+    fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, deepest: Deepest) -> Self {
+        GameSearch { deck, h, hooks, budget, lost: FxHashMap::default(), lost_start: FxHashSet::default(), deepest }
+    }
+
+    fn note_depth(&mut self, s: &State) {
+        if s.done > self.deepest.done.unwrap_or(-1) {
+            self.deepest = Deepest { done: Some(s.done), mission: s.mission };
+            self.hooks.deepest(s.done);
+        }
+    }
+
+    fn record_loss(&mut self, key: Key, allowance: i32) {
+        if self.lost.len() < self.budget.table_cap || self.lost.contains_key(&key) {
+            self.lost.insert(key, allowance);
+        }
+    }
+
+    /// A winning plan from the first state of a mission, or None when none exists.
+    ///
+    /// The mission is tried with a growing cap on the points spent on it (the lower
+    /// bound, one more, then all), so the cheapest completions are tried first.  The
+    /// last cap is all the points the state can still obtain, so a None is a proof.
+    fn win_from(&mut self, s: &State) -> Result<Option<Vec<Action>>, Stop> {
+        match s.status {
+            Status::Won => return Ok(Some(Vec::new())),
+            Status::Playing => {}
+            _ => return Ok(None),
+        }
+        let key = canonical_key(s, true);
+        if self.lost_start.contains(&key) {
+            return Ok(None);
+        }
+        self.note_depth(s);
+        let need = self.h.points_needed(self.deck, s);
+        let top = points_obtainable(self.deck, s);
+        let mut caps = vec![need.min(top), (need + 1).min(top), top];
+        caps.sort_unstable();
+        caps.dedup();
+        for cap in caps {
+            if let Some(plan) = self.mission(s, cap)? {
+                return Ok(Some(plan));
+            }
+        }
+        if self.lost_start.len() < self.budget.table_cap {
+            self.lost_start.insert(key);
+        }
+        Ok(None)
+    }
+
+    /// A winning plan that spends at most `cap` points before this mission completes.
+    fn mission(&mut self, s: &State, cap: i32) -> Result<Option<Vec<Action>>, Stop> {
+        let key = canonical_key(s, true);
+        if self.lost.get(&key).is_some_and(|&lost| lost >= cap) {
+            return Ok(None);
+        }
+        self.budget.tick(self.hooks)?;
+        let mut children: Vec<Child> = Vec::new();
+        for (a, s2) in useful_successors(self.deck, s) {
+            let cost = i32::from(a.is_move());
+            if cost > cap {
+                continue;
+            }
+            if s2.status == Status::Won {
+                return Ok(Some(vec![a]));
+            }
+            if s2.status != Status::Playing {
+                continue;
+            }
+            if s2.done > s.done {
+                children.push(((0, 0, false, false), a, s2, cost));
+                continue;
+            }
+            let need = self.h.points_needed(self.deck, &s2);
+            if need > cap - cost || need > points_obtainable(self.deck, &s2) {
+                continue;
+            }
+            let order = (1, need, is_ability(&a), is_play(&a));
+            children.push((order, a, s2, cost));
+        }
+        children.sort_by_key(|c| c.0);
+        for (_, a, s2, cost) in children {
+            let sub = if s2.done > s.done { self.win_from(&s2)? } else { self.mission(&s2, cap - cost)? };
+            if let Some(sub) = sub {
+                return Ok(Some(prepend(a, sub)));
+            }
+        }
+        self.record_loss(key, cap);
+        Ok(None)
+    }
+
+    /// A winning plan from `s` spending at most `allowance` points, or None.
+    fn run(&mut self, s: &State, allowance: i32) -> Result<Option<Vec<Action>>, Stop> {
+        match s.status {
+            Status::Won => return Ok(Some(Vec::new())),
+            Status::Playing => {}
+            _ => return Ok(None),
+        }
+        let key = canonical_key(s, true);
+        if self.lost.get(&key).is_some_and(|&lost| lost >= allowance) {
+            return Ok(None);
+        }
+        self.budget.tick(self.hooks)?;
+        self.note_depth(s);
+        let mut children: Vec<Child> = Vec::new();
+        for (a, s2) in useful_successors(self.deck, s) {
+            let cost = i32::from(a.is_move());
+            if cost > allowance {
+                continue;
+            }
+            if s2.status == Status::Won {
+                return Ok(Some(vec![a]));
+            }
+            if s2.status != Status::Playing {
+                continue;
+            }
+            let need = self.h.points_needed(self.deck, &s2);
+            if need > points_obtainable(self.deck, &s2) || need > allowance - cost {
+                continue;
+            }
+            // completing missions first, then the closest to the mission, moves before abilities
+            children.push(((-s2.done, need, is_ability(&a), is_play(&a)), a, s2, cost));
+        }
+        children.sort_by_key(|c| c.0);
+        for (_, a, s2, cost) in children {
+            if let Some(sub) = self.run(&s2, allowance - cost)? {
+                return Ok(Some(prepend(a, sub)));
+            }
+        }
+        self.record_loss(key, allowance);
+        Ok(None)
+    }
+}
+
+fn is_ability(a: &Action) -> bool {
+    matches!(a, Action::Ability { .. })
+}
+
+fn is_play(a: &Action) -> bool {
+    matches!(a, Action::Play { .. })
+}
+
+fn prepend(a: Action, mut rest: Vec<Action>) -> Vec<Action> {
+    rest.insert(0, a);
+    rest
+}
+
+/// What a whole-deal solve found.
+#[derive(Clone, Debug)]
+pub struct GameResult {
+    /// A winning plan, or None when the deal is proven lost.
+    pub plan: Option<Vec<Action>>,
+    /// Whether the plan is proven to spend the fewest points (only with `optimal`).
+    pub optimal: bool,
+}
+
+/// Which searches decide a deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The greedy dive on a share of the nodes, then the deepening search (the default).
+    Portfolio,
+    /// The greedy dive alone, on the whole budget (for tests of each search).
+    Greedy,
+    /// The mission-by-mission deepening search alone.
+    Deepening,
+    /// Branch and bound on the points spent: after each win, look again for one that
+    /// spends fewer points until none is left.
+    Cheapest,
+}
+
+/// Decide a whole deal with `strategy`.
+///
+/// `deepest` is updated as lines reach further, even when the search stops early.
+pub fn solve_game(
+    deck: &Deck,
+    start: &State,
+    budget: &mut Budget,
+    strategy: Strategy,
+    hooks: &mut dyn Hooks,
+    deepest: &mut Deepest,
+) -> Result<GameResult, Stop> {
+    let h = Heuristic::new(deck);
+    if matches!(strategy, Strategy::Greedy | Strategy::Deepening) {
+        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+        let got = if strategy == Strategy::Greedy { search.run(start, INF) } else { search.win_from(start) };
+        budget.nodes = search.budget.nodes;
+        *deepest = search.deepest;
+        return got.map(|plan| GameResult { plan, optimal: false });
+    }
+    if strategy == Strategy::Portfolio {
+        // A short greedy dive (finds most wins in a few hundred nodes), then the
+        // mission-by-mission deepening search, which saves resources and proves losses.
+        // Either one's None is a proof.
+        let share = ((budget.max_nodes as f64 * GREEDY_SHARE) as u64).max(GREEDY_NODES);
+        let mut quick_budget = Budget::new(budget.max_nodes.min(share));
+        quick_budget.table_cap = budget.table_cap;
+        let mut quick = GameSearch::new(deck, &h, hooks, quick_budget, *deepest);
+        let got = quick.run(start, INF);
+        budget.nodes += quick.budget.nodes;
+        *deepest = quick.deepest;
+        match got {
+            Ok(plan) => return Ok(GameResult { plan, optimal: false }),
+            Err(Stop::Limit) if budget.nodes < budget.max_nodes => {}
+            Err(stop) => return Err(stop),
+        }
+        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+        let got = search.win_from(start);
+        budget.nodes = search.budget.nodes;
+        *deepest = search.deepest;
+        return got.map(|plan| GameResult { plan, optimal: false });
+    }
+    let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+    let outcome = (|| {
+        let Some(mut plan) = search.run(start, INF)? else {
+            return Ok(GameResult { plan: None, optimal: false });
+        };
+        loop {
+            let spent = plan.iter().filter(|a| a.is_move()).count() as i32;
+            if spent == 0 {
+                return Ok(GameResult { plan: Some(plan), optimal: true });
+            }
+            match search.run(start, spent - 1) {
+                Ok(None) => return Ok(GameResult { plan: Some(plan), optimal: true }),
+                Ok(Some(better)) => plan = better,
+                Err(Stop::Interrupted) => return Err(Stop::Interrupted),
+                Err(_) => return Ok(GameResult { plan: Some(plan), optimal: false }),
+            }
+        }
+    })();
+    budget.nodes = search.budget.nodes;
+    *deepest = search.deepest;
+    outcome
+}

@@ -1,0 +1,52 @@
+//! Canonical keys: states up to translation, for duplicate detection and the lost tables.
+
+use crate::grid::{unpack, STRIDE};
+use crate::state::State;
+
+/// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
+/// set, the hand as a set, the points, the mission and missions done; with `piles`
+/// also the current card and both pile orders (needed whenever a draw can still
+/// matter).  The same fields as `rove.solve.search.canonical_key`.
+pub type Key = Box<[u8]>;
+
+/// The packed offset of the bounding box's top-left corner (what keys remove).
+pub fn translation(s: &State) -> i32 {
+    let (mut x0, mut y0) = (i32::MAX, i32::MAX);
+    for &c in s.cells() {
+        let (x, y) = unpack(c);
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+    }
+    x0 + y0 * STRIDE
+}
+
+pub fn canonical_key(s: &State, piles: bool) -> Key {
+    let shift = translation(s);
+    let mut out = Vec::with_capacity(48);
+    for &c in s.cells() {
+        // packing keeps |x| < STRIDE / 2, so both fit in 16 bits whatever the layout
+        let (x, y) = unpack(c - shift);
+        out.extend_from_slice(&(x as u16).to_le_bytes());
+        out.extend_from_slice(&(y as u16).to_le_bytes());
+    }
+    out.extend_from_slice(&s.spent.to_le_bytes());
+    let mut hand = s.hand.clone();
+    hand.sort_unstable();
+    push_cards(&mut out, &hand);
+    out.extend_from_slice(&s.points.to_le_bytes());
+    out.extend_from_slice(&s.mission.map_or(u16::MAX, |m| m).to_le_bytes());
+    out.extend_from_slice(&s.done.to_le_bytes());
+    if piles {
+        out.extend_from_slice(&s.card.map_or(u16::MAX, |c| c).to_le_bytes());
+        push_cards(&mut out, &s.draw);
+        push_cards(&mut out, &s.discard);
+    }
+    out.into_boxed_slice()
+}
+
+fn push_cards(out: &mut Vec<u8>, cards: &[u16]) {
+    out.extend_from_slice(&(cards.len() as u16).to_le_bytes());
+    for &c in cards {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}

@@ -1,0 +1,30 @@
+//! The compiled search core of rove.
+//!
+//! A mirror of the Python rules engine on compact integer states (packed cells, a spent
+//! bit mask, cards as small integers) with the searches that need its speed: A* for
+//! `goal: mission` and the whole-deal search for `goal: game`.  The Python engine stays
+//! the single source of truth: the binding (`rove-py`) hands every plan back to it to
+//! be replayed, and the tests hold the core's successors to the engine's.
+//!
+//! * [`grid`]: packed cells, validity, where a module may be put
+//! * [`deck`]: a spec compiled for play (modules, cards, patterns, rule options)
+//! * [`state`]: game states and plan steps
+//! * [`rules`]: successor generation and the card flow
+//! * [`heuristic`]: the admissible mission bound and the points bound
+//! * [`key`]: canonical keys (states up to translation)
+//! * [`budget`]: node limits and the hooks a search polls
+//! * [`astar`]: optimal mission plans
+//! * [`game`]: whole-deal winnability
+
+pub mod astar;
+pub mod budget;
+pub mod deck;
+pub mod game;
+pub mod grid;
+pub mod heuristic;
+pub mod key;
+pub mod rules;
+pub mod state;
+
+#[cfg(test)]
+mod tests;

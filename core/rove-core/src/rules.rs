@@ -1,0 +1,369 @@
+//! Successor generation: every legal action and the state after it.
+//!
+//! A mirror of `rove.engine.successors`, in the same order (card plays, then moves
+//! module by module and arrow by arrow, then ability uses), so that both engines agree
+//! successor for successor; the property tests in `tests/test_core.py` hold them to it.
+//! The Python engine stays the referee: every plan the core finds is replayed there.
+
+use crate::deck::{Ability, ArrowKind, Deck, HAND_LIMIT, MAX_MODULES};
+use crate::grid::{adjacent, relocation_cells, unpack, valid, Cell, DX, DY, NB};
+use crate::state::{AbilityArg, Action, CardId, State, Status};
+
+/// Take the top card of the draw pile, recycling the discard pile as the rules say.
+fn take(deck: &Deck, s: &mut State) -> Option<CardId> {
+    if s.draw.is_empty() && !s.discard.is_empty() {
+        std::mem::swap(&mut s.draw, &mut s.discard);
+    }
+    if s.draw.is_empty() {
+        return None;
+    }
+    let card = s.draw.remove(0);
+    if s.draw.is_empty() && !s.discard.is_empty() && deck.rules.recycle_when_empty {
+        std::mem::swap(&mut s.draw, &mut s.discard);
+    }
+    Some(card)
+}
+
+/// Draw one card when the hand has room and a card can be had.
+fn draw_one(deck: &Deck, s: &mut State) -> bool {
+    if s.hand.len() < HAND_LIMIT {
+        if let Some(c) = take(deck, s) {
+            s.hand.push(c);
+            return true;
+        }
+    }
+    false
+}
+
+fn discard_current(s: &mut State) {
+    if let Some(c) = s.card.take() {
+        s.discard.push(c);
+    }
+    s.points = 0;
+}
+
+/// The completion procedure as a unit: discard, reveal, draw 1; then check the newly
+/// revealed mission when the rules complete on reveal.
+fn complete(deck: &Deck, s: &mut State) {
+    loop {
+        discard_current(s);
+        s.done += 1;
+        s.completed.push(s.mission.take().expect("a mission to complete"));
+        if s.goal_mission {
+            s.status = Status::Goal;
+            return;
+        }
+        if s.done >= deck.missions_to_win {
+            s.status = Status::Won;
+            return;
+        }
+        let Some(next) = take(deck, s) else {
+            s.status = Status::Lost;
+            return;
+        };
+        s.mission = Some(next);
+        draw_one(deck, s);
+        if !(deck.rules.auto_complete_on_reveal && deck.cards[next as usize].mission.matches(s.cells())) {
+            return;
+        }
+    }
+}
+
+/// The check after every action: complete the current mission if the layout matches.
+pub fn check_mission(deck: &Deck, s: &mut State) {
+    if s.status == Status::Playing {
+        if let Some(m) = s.mission {
+            if deck.cards[m as usize].mission.matches(s.cells()) {
+                complete(deck, s);
+            }
+        }
+    }
+}
+
+/// A position's own mission counts as just revealed.
+pub fn reveal_check(deck: &Deck, s: &mut State) {
+    if deck.rules.auto_complete_on_reveal {
+        check_mission(deck, s);
+    }
+}
+
+fn play(deck: &Deck, s: &State, c: CardId, bonus: bool) -> State {
+    let mut s = s.clone();
+    discard_current(&mut s);
+    s.hand.retain(|&h| h != c);
+    let card = &deck.cards[c as usize];
+    let pts = if bonus { card.bonus } else { card.base };
+    if pts == 0 {
+        s.discard.push(c);
+    } else {
+        s.card = Some(c);
+        s.points = pts;
+    }
+    s
+}
+
+/// Cells after module `i` uses one arrow for `dist` cells (None: that arrow cannot).
+/// The whole layout's validity is the caller's to check.
+fn arrow_result(cells: &[Cell], i: usize, kind: ArrowKind, off: Cell, dist: i32) -> Option<[Cell; MAX_MODULES]> {
+    let start = cells[i];
+    let land = start + off * dist;
+    let mut new = [0; MAX_MODULES];
+    new[..cells.len()].copy_from_slice(cells);
+    new[i] = land;
+    match kind {
+        ArrowKind::Push => {
+            if dist != 1 {
+                return None;
+            }
+            let mut c = land;
+            while let Some(j) = cells.iter().position(|&d| d == c) {
+                new[j] = c + off;
+                c += off;
+            }
+            return Some(new);
+        }
+        _ if cells.contains(&land) => return None,
+        ArrowKind::Short if dist != 1 => return None,
+        ArrowKind::Jump if dist < 2 || !(1..dist).any(|k| cells.contains(&(start + off * k))) => return None,
+        _ => {}
+    }
+    Some(new)
+}
+
+/// Every legal move of module `i`: (direction, distance, new cells).
+///
+/// A landing cell must touch another module, so it lies in the others' bounding box
+/// grown by one; the box is convex and holds the start, so distances stop where the
+/// line leaves it.
+fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, out: &mut Vec<(u8, i32, [Cell; MAX_MODULES])>) {
+    let side = (spent >> i & 1) as usize;
+    let (sx, sy) = unpack(cells[i]);
+    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for (j, &c) in cells.iter().enumerate() {
+        if j != i {
+            let (x, y) = unpack(c);
+            x0 = x0.min(x - 1);
+            x1 = x1.max(x + 1);
+            y0 = y0.min(y - 1);
+            y1 = y1.max(y + 1);
+        }
+    }
+    if cells.len() == 1 {
+        (x0, x1, y0, y1) = (sx - 2, sx + 2, sy - 2, sy + 2);
+    }
+    let reloc = relocation_cells(cells, i);
+    let mut seen: Vec<(u8, i32)> = Vec::new();
+    for arrow in &deck.modules[i].arrows[side] {
+        let d = arrow.dir as usize;
+        let off = NB[d];
+        let mut k = if arrow.kind == ArrowKind::Jump { 2 } else { 1 };
+        let last = if matches!(arrow.kind, ArrowKind::Short | ArrowKind::Push) { 1 } else { i32::MAX };
+        while k <= last {
+            let (x, y) = (sx + DX[d] * k, sy + DY[d] * k);
+            if !(x0 <= x && x <= x1 && y0 <= y && y <= y1) {
+                break;
+            }
+            if !seen.contains(&(arrow.dir, k)) {
+                if let Some(got) = arrow_result(cells, i, arrow.kind, off, k) {
+                    // one module moved: its landing decides; a push that moved a chain: check all
+                    let pushed = arrow.kind == ArrowKind::Push && cells.contains(&(cells[i] + off));
+                    let ok = if pushed { valid(&got[..cells.len()]) } else { reloc.contains(&got[i]) };
+                    if ok {
+                        seen.push((arrow.dir, k));
+                        out.push((arrow.dir, k, got));
+                    }
+                }
+            }
+            k += 1;
+        }
+    }
+}
+
+/// Every use of `actor`'s ability that keeps the layout valid, with its result
+/// (`None`: Sensor, no layout change).  Brain putting a module back on its own cell is
+/// included (the caller drops no-ops).
+fn layout_abilities(deck: &Deck, cells: &[Cell], actor: usize, out: &mut Vec<(AbilityArg, Option<[Cell; MAX_MODULES]>)>) {
+    let n = cells.len();
+    let mut base = [0; MAX_MODULES];
+    base[..n].copy_from_slice(cells);
+    let moved = |t: usize, to: Cell| {
+        let mut new = base;
+        new[t] = to;
+        new
+    };
+    match deck.modules[actor].ability {
+        Ability::Sensor => out.push((AbilityArg::Draw, None)),
+        Ability::Laser => {
+            for a in 0..n {
+                for b in a + 1..n {
+                    let mut new = base;
+                    new.swap(a, b);
+                    out.push((AbilityArg::Swap(a as u8, b as u8), Some(new)));
+                }
+            }
+        }
+        Ability::Motor => {
+            for t in 0..n {
+                let reloc = relocation_cells(cells, t);
+                for (d, &o) in NB.iter().enumerate() {
+                    let land = cells[t] + o;
+                    if reloc.contains(&land) {
+                        out.push((AbilityArg::Shift { target: t as u8, dir: d as u8 }, Some(moved(t, land))));
+                    }
+                }
+            }
+        }
+        Ability::Brain => {
+            let centre = cells[actor];
+            for t in (0..n).filter(|&t| t != actor) {
+                let reloc = relocation_cells(cells, t);
+                for &o in &NB {
+                    let land = centre + o;
+                    let free = land == cells[t] || !cells.contains(&land);
+                    if free && (reloc.contains(&land) || land == cells[t]) {
+                        out.push((AbilityArg::Place { target: t as u8, to: land }, Some(moved(t, land))));
+                    }
+                }
+            }
+        }
+        Ability::Coil => {
+            for land in relocation_cells(cells, actor) {
+                out.push((AbilityArg::To(land), Some(moved(actor, land))));
+            }
+        }
+        Ability::Gripper => {}
+    }
+}
+
+/// Every legal ability use and the state right after it (before the mission check).
+///
+/// No-ops (nothing changes but a flip that does not change arrows) are skipped unless
+/// `include_noops`, or unless the current mission matches and waits for the next action
+/// (`auto_complete_on_reveal: false`): then even a no-op completes it.
+fn ability_uses(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Action, State)>) {
+    let cells = s.cells();
+    let n = cells.len();
+    let mut include_noops = include_noops;
+    if !include_noops && !deck.rules.auto_complete_on_reveal {
+        if let Some(m) = s.mission {
+            include_noops = deck.cards[m as usize].mission.matches(cells);
+        }
+    }
+    let mut uses = Vec::new();
+    for g in 0..n {
+        if s.is_spent(g) {
+            continue;
+        }
+        let spent = s.spent | 1 << g;
+        let module = &deck.modules[g];
+        let keep_noop = include_noops || module.flip_matters();
+        let mut actors = [0usize; MAX_MODULES];
+        let mut count = 0;
+        if module.ability == Ability::Gripper {
+            for t in 0..n {
+                if t != g
+                    && adjacent(cells[g], cells[t])
+                    && deck.modules[t].ability != Ability::Gripper
+                    && !(deck.rules.gripper_active_only && s.is_spent(t))
+                {
+                    actors[count] = t;
+                    count += 1;
+                }
+            }
+        } else {
+            actors[0] = g;
+            count = 1;
+        }
+        for &actor in &actors[..count] {
+            uses.clear();
+            layout_abilities(deck, cells, actor, &mut uses);
+            let via = (actor != g).then_some(actor as u8);
+            for &(arg, new) in &uses {
+                let act = Action::Ability { module: g as u8, via, arg };
+                match new {
+                    None => {
+                        let mut s2 = s.clone();
+                        s2.spent = spent;
+                        if draw_one(deck, &mut s2) || keep_noop {
+                            out.push((act, s2));
+                        }
+                    }
+                    Some(new) => {
+                        if !keep_noop && new[..n] == *cells {
+                            continue;
+                        }
+                        let mut s2 = s.with_cells(&new[..n]);
+                        s2.spent = spent;
+                        out.push((act, s2));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every legal action with the state after it (mission checks included), in the
+/// Python engine's order.
+pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, State)> {
+    let mut out = Vec::new();
+    if s.status != Status::Playing {
+        return out;
+    }
+    let cells = s.cells();
+    for (idx, &c) in s.hand.iter().enumerate() {
+        if s.hand[..idx].contains(&c) {
+            continue;
+        }
+        let matched = deck.cards[c as usize].movement.matches(cells);
+        for bonus in [true, false] {
+            if bonus && !matched {
+                continue;
+            }
+            let mut s2 = play(deck, s, c, bonus);
+            check_mission(deck, &mut s2);
+            out.push((Action::Play { card: c, bonus }, s2));
+        }
+    }
+    if s.points >= 1 {
+        let mut moves = Vec::new();
+        for i in 0..cells.len() {
+            moves.clear();
+            module_moves(deck, cells, s.spent, i, &mut moves);
+            for &(dir, dist, new) in &moves {
+                let mut s2 = s.with_cells(&new[..cells.len()]);
+                s2.points -= 1;
+                if s2.points == 0 {
+                    discard_current(&mut s2);
+                }
+                check_mission(deck, &mut s2);
+                out.push((Action::Move { module: i as u8, dir, dist }, s2));
+            }
+        }
+    }
+    let first_ability = out.len();
+    ability_uses(deck, s, include_noops, &mut out);
+    for (_, s2) in &mut out[first_ability..] {
+        check_mission(deck, s2);
+    }
+    out
+}
+
+/// Successors without dominated card plays: base points when the bonus is there.
+///
+/// The bonus play does all the base play does, with more points; the one difference is
+/// that a card played for base runs out, and so reaches the discard pile, sooner.  That
+/// matters only if Sensor draws can empty both piles and take it back into the hand
+/// before the bonus line would have discarded it, so while the piles hold fewer cards
+/// than the Sensor draws left, both plays are kept.
+pub fn useful_successors(deck: &Deck, s: &State) -> Vec<(Action, State)> {
+    let mut out = successors(deck, s, false);
+    let piles = s.draw.len() + s.discard.len();
+    if piles >= deck.sensor_draws_left(s.spent) {
+        let cells = s.cells();
+        out.retain(|(a, _)| match a {
+            Action::Play { card, bonus: false } => !deck.cards[*card as usize].movement.matches(cells),
+            _ => true,
+        });
+    }
+    out
+}

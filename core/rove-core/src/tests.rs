@@ -1,0 +1,234 @@
+//! Unit tests on a small hand-built deck.  The core is held to the Python engine by the
+//! property and differential tests in `tests/test_core.py`; these check the crate on
+//! its own, with answers worked out by hand.
+
+use crate::astar::solve_mission;
+use crate::budget::{Budget, NoHooks, Stop};
+use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
+use crate::game::{solve_game, Deepest, Strategy};
+use crate::grid::{pack, Cell};
+use crate::heuristic::{points_obtainable, Heuristic};
+use crate::key::canonical_key;
+use crate::rules::{successors, useful_successors};
+use crate::state::{AbilityArg, Action, State, Status};
+
+fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
+    dirs.iter().map(|&dir| Arrow { kind, dir }).collect()
+}
+
+fn module(ability: Ability, kind: ArrowKind, dirs: &[u8]) -> Module {
+    let a = arrows(kind, dirs);
+    Module { ability, arrows: [a.clone(), a] }
+}
+
+const ORTHO: [u8; 4] = [0, 2, 4, 6];
+
+fn pattern(text: &str, codes: &str) -> Pattern {
+    let mut cells = Vec::new();
+    for (y, row) in text.lines().enumerate() {
+        for (x, ch) in row.split(' ').enumerate() {
+            let what = match ch {
+                "." => continue,
+                "#" => PatCell::Any,
+                "_" => PatCell::Empty,
+                c => PatCell::Named(codes.find(c).expect("a module code") as u8),
+            };
+            cells.push((x as i32, y as i32, what));
+        }
+    }
+    Pattern::new(&cells).expect("a pattern")
+}
+
+/// Three modules: Brain (standard, orthogonal), Sensor (standard, orthogonal), Motor
+/// (push, orthogonal); every card worth 1 point, 2 with its bonus.
+fn deck(missions: &[&str]) -> Deck {
+    let codes = "BSM";
+    let modules = vec![
+        module(Ability::Brain, ArrowKind::Standard, &ORTHO),
+        module(Ability::Sensor, ArrowKind::Standard, &ORTHO),
+        module(Ability::Motor, ArrowKind::Push, &ORTHO),
+    ];
+    let cards = missions
+        .iter()
+        .map(|m| Card { base: 1, bonus: 2, mission: pattern(m, codes), movement: pattern("# # #", codes) })
+        .collect();
+    Deck::new(modules, cards, 2, Rules::default()).expect("a deck")
+}
+
+fn state(cells: &[(i32, i32)], spent: u32, points: i32, mission: u16) -> State {
+    let mut packed = [0 as Cell; MAX_MODULES];
+    for (i, &(x, y)) in cells.iter().enumerate() {
+        packed[i] = pack(x, y);
+    }
+    State {
+        cells: packed,
+        n: cells.len() as u8,
+        spent,
+        hand: vec![],
+        draw: vec![],
+        discard: vec![],
+        card: None,
+        points,
+        mission: Some(mission),
+        done: 0,
+        completed: vec![],
+        status: Status::Playing,
+        goal_mission: true,
+    }
+}
+
+#[test]
+fn patterns_match_by_translation_with_named_and_empty_cells() {
+    let p = pattern("B #\n_ .", "BSM");
+    // B at (5,5), something at (6,5), nothing at (5,6)
+    assert!(p.matches(&[pack(5, 5), pack(6, 5), pack(7, 5)]));
+    assert!(!p.matches(&[pack(5, 5), pack(6, 5), pack(5, 6)]));
+    assert!(!p.matches(&[pack(5, 5), pack(4, 5), pack(3, 5)]));
+    let anonymous = pattern("#\n#", "BSM");
+    assert!(anonymous.matches(&[pack(0, 0), pack(1, 0), pack(1, 1)]));
+    assert!(!anonymous.matches(&[pack(0, 0), pack(1, 0), pack(2, 0)]));
+}
+
+#[test]
+fn bare_budget_moves_and_abilities_are_generated() {
+    // B S M in a row, 1 point: every action is a move or an ability use
+    let d = deck(&["B\n#"]);
+    let s = state(&[(0, 0), (1, 0), (2, 0)], 0, 1, 0);
+    let succ = successors(&d, &s, false);
+    assert!(succ.iter().any(|(a, _)| *a == Action::Move { module: 0, dir: 4, dist: 1 }));
+    // Motor pushes the whole row west: M W1 moves all three
+    let push = succ
+        .iter()
+        .find(|(a, _)| *a == Action::Move { module: 2, dir: 6, dist: 1 })
+        .expect("M pushes west");
+    assert_eq!(push.1.cells(), &[pack(-1, 0), pack(0, 0), pack(1, 0)]);
+    // the Sensor has no card to draw and flipping it changes nothing: not generated
+    assert!(!succ.iter().any(|(a, _)| matches!(a, Action::Ability { arg: AbilityArg::Draw, .. })));
+    // every move spends the only point
+    for (a, s2) in &succ {
+        if a.is_move() {
+            assert_eq!(s2.points, 0);
+        }
+    }
+}
+
+#[test]
+fn a_star_finds_the_proven_optimum() {
+    // Brain must stand above another module; Brain and Motor are spent, so only moves
+    // (and the Sensor's draw, with nothing to draw) remain
+    let d = deck(&["B\n#"]);
+    let s = state(&[(0, 0), (1, 0), (2, 0)], 0b101, 5, 0);
+    let mut budget = Budget::new(u64::MAX);
+    let plan = solve_mission(&d, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
+    assert_eq!(Some(points), reference_optimum(&d, &s));
+    // replaying the plan reaches the goal
+    let mut cur = s.clone();
+    for (a, _) in &plan {
+        cur = successors(&d, &cur, false).into_iter().find(|(b, _)| b == a).expect("a legal step").1;
+    }
+    assert_eq!(cur.status, Status::Goal);
+}
+
+/// Fewest points to the goal by 0-1 breadth-first search over whole states (moves cost
+/// a point, everything else nothing): no heuristic, no keys, no pruning.
+fn reference_optimum(d: &Deck, s: &State) -> Option<i32> {
+    let mut queue = std::collections::VecDeque::from([(s.clone(), 0)]);
+    let mut best = std::collections::HashMap::from([(s.clone(), 0)]);
+    while let Some((x, g)) = queue.pop_front() {
+        if best[&x] < g {
+            continue;
+        }
+        if x.status == Status::Goal {
+            return Some(g);
+        }
+        for (a, y) in successors(d, &x, false) {
+            let g2 = g + a.cost().0;
+            if best.get(&y).is_some_and(|&old| old <= g2) {
+                continue;
+            }
+            best.insert(y.clone(), g2);
+            if a.is_move() {
+                queue.push_back((y, g2));
+            } else {
+                queue.push_front((y, g2));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn impossible_missions_are_proven_and_limits_say_so() {
+    // all abilities spent, no points: nothing can change
+    let d = deck(&["B _\n# ."]);
+    let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
+    let mut budget = Budget::new(u64::MAX);
+    assert_eq!(solve_mission(&d, &s, None, &mut budget, &mut NoHooks), Ok(None));
+    // with points the same mission is solvable, but not within one node
+    let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 3, 0);
+    let mut budget = Budget::new(1);
+    assert_eq!(solve_mission(&d, &s, None, &mut budget, &mut NoHooks), Err(Stop::Limit));
+}
+
+#[test]
+fn heuristic_is_a_lower_bound_on_a_solved_mission() {
+    let d = deck(&["# #\n. B"]);
+    let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 9, 0);
+    let (need, _) = Heuristic::new(&d).estimate(&d, &s);
+    let mut budget = Budget::new(u64::MAX);
+    let plan = solve_mission(&d, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
+    assert!(need >= 1 && need <= points, "bound {need}, optimum {points}");
+    assert_eq!(points_obtainable(&d, &s), 9);
+}
+
+#[test]
+fn keys_ignore_translation_and_hand_order() {
+    let a = state(&[(0, 0), (1, 0), (2, 0)], 0, 1, 0);
+    let mut b = state(&[(5, -3), (6, -3), (7, -3)], 0, 1, 0);
+    assert_eq!(canonical_key(&a, true), canonical_key(&b, true));
+    let mut a2 = a.clone();
+    a2.hand = vec![1, 0];
+    b.hand = vec![0, 1];
+    assert_eq!(canonical_key(&a2, false), canonical_key(&b, false));
+    b.draw = vec![2];
+    assert_ne!(canonical_key(&a2, true), canonical_key(&b, true));
+}
+
+#[test]
+fn bonus_play_dominates_the_base_play() {
+    // the layout is a row of three, so each card's bonus pattern matches
+    let d = deck(&["B\n#\n#", "S\n#"]);
+    let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
+    s.hand = vec![1];
+    s.draw = vec![];
+    let plays: Vec<_> = useful_successors(&d, &s).into_iter().map(|(a, _)| a).collect();
+    assert_eq!(plays, vec![Action::Play { card: 1, bonus: true }]);
+    let all: Vec<_> = successors(&d, &s, false).into_iter().map(|(a, _)| a).collect();
+    assert_eq!(all, vec![Action::Play { card: 1, bonus: true }, Action::Play { card: 1, bonus: false }]);
+}
+
+#[test]
+fn whole_deals_are_won_or_proven_lost() {
+    // two missions to win; the second is revealed from the draw pile
+    let d = deck(&["B S", "S\nB"]);
+    let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0, 0, 1);
+    s.goal_mission = false;
+    s.hand = vec![];
+    s.draw = vec![0];
+    // "S above B": from B S M, abilities free
+    let mut budget = Budget::new(u64::MAX);
+    let mut deepest = Deepest::default();
+    let got = solve_game(&d, &s, &mut budget, Strategy::Portfolio, &mut NoHooks, &mut deepest).unwrap();
+    let plan = got.plan.expect("winnable");
+    assert!(!plan.is_empty());
+    // nothing to play and nothing left to use: lost, and proven so by both searches
+    let mut stuck = s.clone();
+    stuck.spent = 0b111;
+    for strategy in [Strategy::Greedy, Strategy::Deepening, Strategy::Portfolio] {
+        let mut budget = Budget::new(u64::MAX);
+        let got = solve_game(&d, &stuck, &mut budget, strategy, &mut NoHooks, &mut deepest).unwrap();
+        assert!(got.plan.is_none(), "{strategy:?}");
+    }
+}

@@ -1,0 +1,395 @@
+//! `rove._core`: the PyO3 binding of rove-core.
+//!
+//! It converts at the boundary only, once per call: a deck (compiled by
+//! `rove.solve.core` from `rove.engine.Deck`), a state as a tuple, and back plans as
+//! tuples of small integers that the Python side turns into `Action`s and replays
+//! through the rules engine.  Searches run with the GIL released; they poll for Ctrl-C
+//! and the wall-clock limit every few thousand nodes.
+
+// PyO3 0.22's #[pyfunction] expansion converts PyErr into itself, which current clippy
+// reports at every function returning PyResult.
+#![allow(clippy::useless_conversion)]
+
+use std::time::{Duration, Instant};
+
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use rove_core::astar;
+use rove_core::budget::{Budget, Hooks, Poll, Stop};
+use rove_core::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
+use rove_core::game::{self, Deepest, Strategy};
+use rove_core::heuristic::{points_obtainable, Heuristic};
+use rove_core::rules::{reveal_check, successors as core_successors};
+use rove_core::state::{AbilityArg, Action, State, Status};
+
+/// A compiled deck, built once per solve.
+#[pyclass(frozen, module = "rove._core", name = "Deck")]
+struct PyDeck {
+    inner: Deck,
+}
+
+type PyArrow = (u8, u8);
+/// (status, steps as (action, translation), nodes)
+type MissionAnswer = (&'static str, Option<Vec<(PyObject, i32)>>, u64);
+/// (status, plan, optimal, nodes, deepest done, deepest mission)
+type GameAnswer = (&'static str, Option<Vec<PyObject>>, bool, u64, i32, i32);
+type PyCell = (i32, i32, i32);
+
+fn ability(code: u8) -> PyResult<Ability> {
+    Ok(match code {
+        0 => Ability::Brain,
+        1 => Ability::Coil,
+        2 => Ability::Gripper,
+        3 => Ability::Laser,
+        4 => Ability::Motor,
+        5 => Ability::Sensor,
+        _ => return Err(PyValueError::new_err(format!("unknown ability code {code}"))),
+    })
+}
+
+fn arrows(list: &[PyArrow]) -> PyResult<Vec<Arrow>> {
+    list.iter()
+        .map(|&(kind, dir)| {
+            let kind = match kind {
+                0 => ArrowKind::Standard,
+                1 => ArrowKind::Short,
+                2 => ArrowKind::Jump,
+                3 => ArrowKind::Push,
+                _ => return Err(PyValueError::new_err(format!("unknown arrow kind {kind}"))),
+            };
+            if dir > 7 {
+                return Err(PyValueError::new_err(format!("unknown direction {dir}")));
+            }
+            Ok(Arrow { kind, dir })
+        })
+        .collect()
+}
+
+fn pattern(cells: &[PyCell], n: usize) -> PyResult<Pattern> {
+    let cells: Vec<(i32, i32, PatCell)> = cells
+        .iter()
+        .map(|&(x, y, what)| {
+            let what = match what {
+                -1 => PatCell::Any,
+                -2 => PatCell::Empty,
+                m if m >= 0 && (m as usize) < n => PatCell::Named(m as u8),
+                _ => return Err(PyValueError::new_err(format!("bad pattern cell {what}"))),
+            };
+            Ok((x, y, what))
+        })
+        .collect::<PyResult<_>>()?;
+    Pattern::new(&cells).map_err(PyValueError::new_err)
+}
+
+#[pymethods]
+impl PyDeck {
+    /// modules: (ability, active arrows, spent arrows) with arrows as (kind, direction);
+    /// cards: (base, bonus, mission cells, movement cells) with cells as (x, y, what),
+    /// what = module index, -1 any, -2 must be empty; rules: (auto_complete_on_reveal,
+    /// recycle when_empty, gripper_target active_only).
+    #[new]
+    fn new(
+        modules: Vec<(u8, Vec<PyArrow>, Vec<PyArrow>)>,
+        cards: Vec<(i32, i32, Vec<PyCell>, Vec<PyCell>)>,
+        missions_to_win: i32,
+        rules: (bool, bool, bool),
+    ) -> PyResult<Self> {
+        let n = modules.len();
+        let modules = modules
+            .iter()
+            .map(|(ab, active, spent)| Ok(Module { ability: ability(*ab)?, arrows: [arrows(active)?, arrows(spent)?] }))
+            .collect::<PyResult<Vec<_>>>()?;
+        let cards = cards
+            .iter()
+            .map(|(base, bonus, mission, movement)| {
+                Ok(Card { base: *base, bonus: *bonus, mission: pattern(mission, n)?, movement: pattern(movement, n)? })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let rules = Rules { auto_complete_on_reveal: rules.0, recycle_when_empty: rules.1, gripper_active_only: rules.2 };
+        let inner = Deck::new(modules, cards, missions_to_win, rules).map_err(PyValueError::new_err)?;
+        Ok(PyDeck { inner })
+    }
+}
+
+// ----------------------------------------------------------------------------- states
+
+fn opt_card(v: i32) -> Option<u16> {
+    (v >= 0).then_some(v as u16)
+}
+
+/// A state from the tuple `rove.solve.core.state_tuple` makes:
+/// (cells, spent, hand, draw, discard, card, points, mission, done, completed, status, goal_mission).
+fn state_from(t: &Bound<'_, PyTuple>, deck: &Deck) -> PyResult<State> {
+    if t.len() != 12 {
+        return Err(PyValueError::new_err("a state is a 12-tuple"));
+    }
+    let cells: Vec<i32> = t.get_item(0)?.extract()?;
+    if cells.len() != deck.n() || cells.len() > MAX_MODULES {
+        return Err(PyValueError::new_err("the state's layout does not fit the deck"));
+    }
+    let mut packed = [0; MAX_MODULES];
+    packed[..cells.len()].copy_from_slice(&cells);
+    let status = match t.get_item(10)?.extract::<u8>()? {
+        0 => Status::Playing,
+        1 => Status::Won,
+        2 => Status::Lost,
+        3 => Status::Goal,
+        other => return Err(PyValueError::new_err(format!("unknown status {other}"))),
+    };
+    let cards = deck.cards.len();
+    let card_list = |i: usize| -> PyResult<Vec<u16>> {
+        let v: Vec<u16> = t.get_item(i)?.extract()?;
+        if v.iter().any(|&c| c as usize >= cards) {
+            return Err(PyValueError::new_err("a card index is out of range"));
+        }
+        Ok(v)
+    };
+    let card = opt_card(t.get_item(5)?.extract()?);
+    let mission = opt_card(t.get_item(7)?.extract()?);
+    if card.is_some_and(|c| c as usize >= cards) || mission.is_some_and(|c| c as usize >= cards) {
+        return Err(PyValueError::new_err("a card index is out of range"));
+    }
+    Ok(State {
+        cells: packed,
+        n: cells.len() as u8,
+        spent: t.get_item(1)?.extract()?,
+        hand: card_list(2)?,
+        draw: card_list(3)?,
+        discard: card_list(4)?,
+        card,
+        points: t.get_item(6)?.extract()?,
+        mission,
+        done: t.get_item(8)?.extract()?,
+        completed: card_list(9)?,
+        status,
+        goal_mission: t.get_item(11)?.extract()?,
+    })
+}
+
+fn state_to(py: Python<'_>, s: &State) -> PyObject {
+    let status = match s.status {
+        Status::Playing => 0u8,
+        Status::Won => 1,
+        Status::Lost => 2,
+        Status::Goal => 3,
+    };
+    let items: Vec<PyObject> = vec![
+        PyTuple::new_bound(py, s.cells()).into_any().unbind(),
+        s.spent.into_py(py),
+        PyTuple::new_bound(py, &s.hand).into_any().unbind(),
+        PyTuple::new_bound(py, &s.draw).into_any().unbind(),
+        PyTuple::new_bound(py, &s.discard).into_any().unbind(),
+        s.card.map_or(-1, i32::from).into_py(py),
+        s.points.into_py(py),
+        s.mission.map_or(-1, i32::from).into_py(py),
+        s.done.into_py(py),
+        PyTuple::new_bound(py, &s.completed).into_any().unbind(),
+        status.into_py(py),
+        s.goal_mission.into_py(py),
+    ];
+    PyTuple::new_bound(py, items).into_any().unbind()
+}
+
+/// An action as (act, module, card, bonus, dir, dist, via, target, swap, to): indices,
+/// None where a field does not apply; `to` is a packed cell.
+fn action_to(py: Python<'_>, a: &Action) -> PyObject {
+    let none = py.None();
+    let (act, module, card, bonus, dir, dist) = match *a {
+        Action::Play { card, bonus } => ("play", none.clone_ref(py), card.into_py(py), bonus.into_py(py), none.clone_ref(py), none.clone_ref(py)),
+        Action::Move { module, dir, dist } => ("move", module.into_py(py), none.clone_ref(py), none.clone_ref(py), dir.into_py(py), dist.into_py(py)),
+        Action::Ability { module, arg, .. } => {
+            let dir = match arg {
+                AbilityArg::Shift { dir, .. } => dir.into_py(py),
+                _ => none.clone_ref(py),
+            };
+            ("ability", module.into_py(py), none.clone_ref(py), none.clone_ref(py), dir, none.clone_ref(py))
+        }
+    };
+    let (via, target, swap, to) = match *a {
+        Action::Ability { via, arg, .. } => {
+            let via = via.map_or(none.clone_ref(py), |v| v.into_py(py));
+            match arg {
+                AbilityArg::Draw => (via, none.clone_ref(py), none.clone_ref(py), none.clone_ref(py)),
+                AbilityArg::Swap(x, y) => (via, none.clone_ref(py), (x, y).into_py(py), none.clone_ref(py)),
+                AbilityArg::Shift { target, .. } => (via, target.into_py(py), none.clone_ref(py), none.clone_ref(py)),
+                AbilityArg::Place { target, to } => (via, target.into_py(py), none.clone_ref(py), to.into_py(py)),
+                AbilityArg::To(to) => (via, none.clone_ref(py), none.clone_ref(py), to.into_py(py)),
+            }
+        }
+        _ => (none.clone_ref(py), none.clone_ref(py), none.clone_ref(py), none),
+    };
+    let items: Vec<PyObject> = vec![act.into_py(py), module, card, bonus, dir, dist, via, target, swap, to];
+    PyTuple::new_bound(py, items).into_any().unbind()
+}
+
+// ----------------------------------------------------------------------------- hooks
+
+/// Polled by a running search (without the GIL): the wall-clock limit, Ctrl-C, and
+/// progress reports to a Python callable.
+struct PyHooks {
+    deadline: Option<Instant>,
+    progress: Option<PyObject>,
+    error: Option<PyErr>,
+}
+
+impl PyHooks {
+    fn new(seconds: Option<f64>, progress: Option<PyObject>) -> Self {
+        let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+        PyHooks { deadline, progress, error: None }
+    }
+
+    /// The error to raise for a search that stopped on `stop`, if it is one.
+    fn raise(&mut self, stop: Stop) -> Option<PyErr> {
+        match stop {
+            Stop::Interrupted => Some(self.error.take().unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
+            _ => None,
+        }
+    }
+}
+
+impl Hooks for PyHooks {
+    fn poll(&mut self) -> Poll {
+        if self.error.is_some() {
+            return Poll::Interrupt;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Poll::Limit;
+        }
+        Python::with_gil(|py| match py.check_signals() {
+            Ok(()) => Poll::Continue,
+            Err(err) => {
+                self.error = Some(err);
+                Poll::Interrupt
+            }
+        })
+    }
+
+    fn deepest(&mut self, done: i32) {
+        if let Some(cb) = &self.progress {
+            Python::with_gil(|py| {
+                if let Err(err) = cb.call1(py, (done,)) {
+                    self.error.get_or_insert(err);
+                }
+            });
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------- functions
+
+/// Every legal action and the state after it, in the Python engine's order (the
+/// property tests compare the two).
+#[pyfunction]
+#[pyo3(signature = (deck, state, include_noops = false))]
+fn successors(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>, include_noops: bool) -> PyResult<Vec<(PyObject, PyObject)>> {
+    let s = state_from(state, &deck.inner)?;
+    Ok(core_successors(&deck.inner, &s, include_noops)
+        .iter()
+        .map(|(a, s2)| (action_to(py, a), state_to(py, s2)))
+        .collect())
+}
+
+/// A state after its own mission's reveal check (for tests of the card flow).
+#[pyfunction]
+fn revealed(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<PyObject> {
+    let mut s = state_from(state, &deck.inner)?;
+    reveal_check(&deck.inner, &mut s);
+    Ok(state_to(py, &s))
+}
+
+/// (points, abilities): the mission heuristic's lower bounds, and the points bound.
+#[pyfunction]
+fn estimate(deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<(i32, i32, i32)> {
+    let s = state_from(state, &deck.inner)?;
+    let (p, a) = Heuristic::new(&deck.inner).estimate(&deck.inner, &s);
+    Ok((p, a, points_obtainable(&deck.inner, &s)))
+}
+
+/// A* for the cheapest plan completing the current mission.
+///
+/// Returns (status, steps, nodes): status "solved" with steps as (action, translation),
+/// "unsolvable" (proven), or "limit" (nodes, time or table size).
+#[pyfunction]
+#[pyo3(signature = (deck, state, max_points, max_nodes, seconds = None))]
+fn solve_mission(
+    py: Python<'_>,
+    deck: &PyDeck,
+    state: &Bound<'_, PyTuple>,
+    max_points: Option<i32>,
+    max_nodes: u64,
+    seconds: Option<f64>,
+) -> PyResult<MissionAnswer> {
+    let s = state_from(state, &deck.inner)?;
+    let mut hooks = PyHooks::new(seconds, None);
+    let mut budget = Budget::new(max_nodes);
+    let got = py.allow_threads(|| astar::solve_mission(&deck.inner, &s, max_points, &mut budget, &mut hooks));
+    match got {
+        Ok(Some(steps)) => {
+            let steps = steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect();
+            Ok(("solved", Some(steps), budget.nodes))
+        }
+        Ok(None) => Ok(("unsolvable", None, budget.nodes)),
+        Err(stop) => match hooks.raise(stop) {
+            Some(err) => Err(err),
+            None => Ok(("limit", None, budget.nodes)),
+        },
+    }
+}
+
+/// The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest).
+/// Returns (status, plan, optimal, nodes, deepest done, deepest mission); status as
+/// for `solve_mission`.  `progress` is called with the
+/// missions done whenever a line gets further than any before.
+#[pyfunction]
+#[pyo3(signature = (deck, state, strategy, max_nodes, seconds = None, progress = None))]
+fn solve_game(
+    py: Python<'_>,
+    deck: &PyDeck,
+    state: &Bound<'_, PyTuple>,
+    strategy: &str,
+    max_nodes: u64,
+    seconds: Option<f64>,
+    progress: Option<PyObject>,
+) -> PyResult<GameAnswer> {
+    let strategy = match strategy {
+        "portfolio" => Strategy::Portfolio,
+        "greedy" => Strategy::Greedy,
+        "deepening" => Strategy::Deepening,
+        "cheapest" => Strategy::Cheapest,
+        other => return Err(PyValueError::new_err(format!("unknown strategy {other:?}"))),
+    };
+    let s = state_from(state, &deck.inner)?;
+    let mut hooks = PyHooks::new(seconds, progress);
+    let mut budget = Budget::new(max_nodes);
+    let mut deepest = Deepest::default();
+    let got = py.allow_threads(|| game::solve_game(&deck.inner, &s, &mut budget, strategy, &mut hooks, &mut deepest));
+    let (done, mission) = (deepest.done.unwrap_or(-1), deepest.mission.map_or(-1, i32::from));
+    if let Some(err) = hooks.error.take() {
+        return Err(err);
+    }
+    match got {
+        Ok(result) => {
+            let status = if result.plan.is_some() { "solved" } else { "unsolvable" };
+            let plan = result.plan.map(|p| p.iter().map(|a| action_to(py, a)).collect());
+            Ok((status, plan, result.optimal, budget.nodes, done, mission))
+        }
+        Err(stop) => match hooks.raise(stop) {
+            Some(err) => Err(err),
+            None => Ok(("limit", None, false, budget.nodes, done, mission)),
+        },
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDeck>()?;
+    m.add_function(wrap_pyfunction!(successors, m)?)?;
+    m.add_function(wrap_pyfunction!(revealed, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_mission, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_game, m)?)?;
+    m.add("MAX_MODULES", MAX_MODULES)?;
+    Ok(())
+}

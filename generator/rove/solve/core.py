@@ -1,0 +1,149 @@
+"""The compiled search core (``rove._core``, Rust) seen from Python.
+
+The core mirrors the rules engine on compact integer states and runs the hot
+searches: A* for ``goal: mission`` and the whole-deal search for ``goal: game``.  This
+module converts at the boundary, once per solve: ``core_deck`` compiles a
+``rove.engine.Deck`` into the core's tables, ``state_tuple`` passes a state in, and the
+plans that come back become ``Action`` values.  The engine stays the referee: every
+plan is replayed through ``rove.engine.apply`` by the callers before anyone sees it
+(``_rebase`` for mission plans, ``verify_plan`` for every solve).
+
+The searches are the same algorithms as the pure-Python ones in ``search`` and
+``game``, in the same order, so both expand the same nodes; ``ROVE_CORE=0`` in the
+environment selects the pure-Python path (the benchmarks compare the two).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..actions import Action
+from ..engine import DIR_NAMES, GOAL, LOST, PLAYING, WON, Deck, State, unpack
+from ..spec import ABILITIES, ANY, ARROW_KINDS, EMPTY, Pattern
+
+try:
+    from .. import _core
+except ImportError:  # a source tree without the built extension: the Python path only
+    _core = None
+
+_STATUS = (PLAYING, WON, LOST, GOAL)
+_STATUS_CODE = {s: i for i, s in enumerate(_STATUS)}
+
+
+def available(deck: Deck | None = None) -> bool:
+    """Whether the core is built, switched on, and handles this deck."""
+    if _core is None or os.environ.get("ROVE_CORE", "1") == "0":
+        return False
+    return deck is None or deck.n <= _core.MAX_MODULES
+
+
+def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> list[tuple[int, int, int]]:
+    return [(x, y, -1 if v == ANY else -2 if v == EMPTY else index[v]) for (x, y), v in pattern.cells]
+
+
+def core_deck(deck: Deck) -> Any:
+    """The core's compiled deck for ``deck`` (built once, kept on the deck)."""
+    got = getattr(deck, "_core_deck", None)
+    if got is None:
+        modules = [
+            (ABILITIES.index(m.ability),
+             [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][0]],
+             [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][1]])
+            for i, m in enumerate(deck.modules)
+        ]
+        cards = [
+            (c.movement.points, c.movement.bonus, _pattern_cells(c.mission.pattern, deck.index),
+             _pattern_cells(c.movement.pattern, deck.index))
+            for c in deck.spec.cards
+        ]
+        rules = deck.rules
+        got = _core.Deck(modules, cards, deck.missions_to_win,
+                         (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
+                          rules.gripper_target == "active_only"))
+        deck._core_deck = got  # type: ignore[attr-defined]
+    return got
+
+
+def state_tuple(s: State) -> tuple[Any, ...]:
+    return (s.cells, s.spent, s.hand, s.draw, s.discard, s.card, s.points, s.mission, s.done,
+            s.completed, _STATUS_CODE[s.status], s.goal == "mission")
+
+
+def state_from_tuple(t: tuple[Any, ...]) -> State:
+    cells, spent, hand, draw, discard, card, points, mission, done, completed, status, goal = t
+    return State(tuple(cells), spent, tuple(hand), tuple(draw), tuple(discard), card, points,
+                 mission, done, tuple(completed), _STATUS[status], "mission" if goal else "game")
+
+
+def action_from_tuple(deck: Deck, t: tuple[Any, ...]) -> Action:
+    act, module, card, bonus, dir_, dist, via, target, swap, to = t
+    codes = deck.codes
+    if act == "play":
+        return Action.play(deck.card_ids[card], bonus)
+    if act == "move":
+        return Action.move(codes[module], DIR_NAMES[dir_], dist)
+    return Action.ability(
+        codes[module], via=codes[via] if via is not None else None,
+        target=codes[target] if target is not None else None,
+        dir=DIR_NAMES[dir_] if dir_ is not None else None,
+        swap=(codes[swap[0]], codes[swap[1]]) if swap is not None else None,
+        to=unpack(to) if to is not None else None)
+
+
+def successors(deck: Deck, s: State, include_noops: bool = False) -> list[tuple[Action, State]]:
+    """The core's successors, as engine values (for the tests that compare the two)."""
+    return [(action_from_tuple(deck, a), state_from_tuple(t))
+            for a, t in _core.successors(core_deck(deck), state_tuple(s), include_noops)]
+
+
+def estimate(deck: Deck, s: State) -> tuple[int, int, int]:
+    """(points needed, abilities at that many points, points obtainable), from the core."""
+    return tuple(_core.estimate(core_deck(deck), state_tuple(s)))  # type: ignore[return-value]
+
+
+def _seconds_left(deadline: float) -> float | None:
+    return None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
+
+
+def solve_mission_steps(deck: Deck, start: State, budget: Any, max_points: int | None,
+                        ) -> list[tuple[Action, int]] | None:
+    """A* in the core: (action, translation it was made in) steps, or None when proven
+    impossible; charges the nodes to ``budget`` and raises ``Limit`` at its limits."""
+    from .search import Limit
+
+    status, steps, nodes = _core.solve_mission(
+        core_deck(deck), state_tuple(start), max_points, max(0, budget.max_nodes - budget.nodes),
+        _seconds_left(budget.deadline))
+    budget.nodes += nodes
+    if status == "limit":
+        raise Limit
+    if steps is None:
+        return None
+    return [(action_from_tuple(deck, a), shift) for a, shift in steps]
+
+
+def solve_game(deck: Deck, start: State, budget: Any, optimal: bool,
+               progress: Callable[[int], None] | None, stats: dict[str, Any],
+               strategy: str | None = None) -> tuple[list[Action] | None, bool]:
+    """The whole-deal search in the core; the same contract as ``game.solve_game``.
+
+    ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
+    or ``deepening``."""
+    from .search import Limit
+
+    strategy = strategy or ("cheapest" if optimal else "portfolio")
+    status, plan, is_optimal, nodes, done, mission = _core.solve_game(
+        core_deck(deck), state_tuple(start), strategy, max(0, budget.max_nodes - budget.nodes),
+        _seconds_left(budget.deadline), progress)
+    budget.nodes += nodes
+    if done >= 0:
+        stats["deepest_done"] = done
+        stats["deepest_mission"] = deck.card_ids[mission] if mission >= 0 else None
+    if status == "limit":
+        raise Limit
+    if plan is None:
+        return None, False
+    return [action_from_tuple(deck, a) for a in plan], is_optimal

@@ -1,0 +1,222 @@
+"""The compiled core (``rove._core``) held to the rules engine.
+
+* Property: on random states of four specs that together use every arrow kind on both
+  sides (spent sides with other arrows too), must-be-empty and anonymous patterns, every
+  ability and every rule option, the core generates exactly the engine's successors,
+  action for action, state for state, in the same order (with and without no-ops); its
+  heuristic gives the Python heuristic's bounds.
+* Differential: the core's A* and the pure-Python A* expand the same nodes and return
+  the same plan on random mission puzzles (hence the same optimum; the product path's
+  agreement with the plain uniform-cost baseline is tested in test_search.py and
+  test_search_cards.py, which now run on the core); the core's game searches give the
+  verdict of an exhaustive walk of every legal action on whole deals of a small deck,
+  each search on its own, and the same verdicts and node counts as the Python searches.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rove.deal import deal
+from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_position, successors
+from rove.puzzles import random_mission_puzzle
+from rove.rules import OPTIONS, Rules
+from rove.solve import core
+from rove.solve.game import solve_game_python
+from rove.solve.search import Budget, Heuristic, Limit, solve_mission_python, solve_mission_state
+from rove.spec import BUNDLED_DIR, load_spec
+
+pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core is not built")
+
+KINDS = ("standard", "variant", "flow", "empties")
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Four decks: the bundled one; a variant whose spent sides move by other arrows (so
+    flips matter) with a second Gripper that pushes; "flow", whose easy missions make
+    random play complete missions, recycle, win and lose; "empties", with must-be-empty
+    cells and anonymous patterns on both sides of the cards."""
+    root = tmp_path_factory.mktemp("core-specs")
+    base = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8"))
+    out = {"standard": BUNDLED_DIR / "standard.yaml"}
+
+    variant = json.loads(json.dumps(base))
+    variant["name"], variant["missions_to_win"] = "variant", 3
+    spent = {"L": [{"kind": "short", "dirs": ["orthogonal"]}],
+             "S": [{"kind": "jump", "dirs": ["all"]}, {"kind": "push", "dirs": ["N"]}],
+             "B": [{"kind": "push", "dirs": ["diagonal"]}],
+             "C": [{"kind": "standard", "dirs": ["N", "S"]}],
+             "G": [{"kind": "jump", "dirs": ["orthogonal"]}],
+             "M": [{"kind": "short", "dirs": ["all"]}, {"kind": "standard", "dirs": ["W"]}]}
+    for m in variant["modules"]:
+        m["spent_arrows"] = spent[m["code"]]
+    variant["modules"].append({"id": "hand", "code": "H", "name": "Hand", "ability": "gripper",
+                               "arrows": [{"kind": "push", "dirs": ["diagonal"]}]})
+
+    flow = json.loads(json.dumps(base))
+    flow["name"], flow["missions_to_win"] = "flow", 10
+    shapes = ["{} #", "# {}", "{}\n#", "#\n{}"]
+    for i, c in enumerate(flow["cards"]):
+        c["mission"]["pattern"] = shapes[(i + i // 6) % 4].format("BLSCGM"[i % 6])
+        c["movement"] = {"points": 1 + i % 2, "bonus": 3, "pattern": "# #" if i % 3 else "#\n#"}
+
+    empties = json.loads(json.dumps(base))
+    empties["name"], empties["missions_to_win"] = "empties", 4
+    missions = ["B _\n# #", "# # _", "_ S\n# #", "#\n#\n_", "C _ #", "# #\n_ G",
+                "_ #\n# _", "M # _", "# _\n# #", "L\n_\n#", "# # #\n_ . .", "_ G #"]
+    moves = ["# _", "_\n#\n#", "# # _", "#\n_", "_ # #", "# _ #"]
+    for i, c in enumerate(empties["cards"]):
+        c["mission"]["pattern"] = missions[i]
+        c["movement"] = {"points": i % 3, "bonus": 2 + i % 3, "pattern": moves[i % 6]}
+
+    for name, data in (("variant", variant), ("flow", flow), ("empties", empties)):
+        path = root / f"{name}.yaml"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        out[name] = path
+    return out
+
+
+def random_rules(rng: random.Random) -> Rules:
+    return Rules(**{name: rng.choice(values) for name, values in OPTIONS.items()})
+
+
+def engine_successors(deck: Deck, s: State, include_noops: bool) -> list:
+    return list(successors(deck, s, include_noops))
+
+
+def compare(deck: Deck, s: State, h: Heuristic) -> None:
+    for include_noops in (False, True):
+        want = engine_successors(deck, s, include_noops)
+        got = core.successors(deck, s, include_noops)
+        assert got == want, f"successors differ from the engine's on {s}"
+    if s.status == PLAYING:
+        assert core.estimate(deck, s) == (*h.estimate(s), h.points_obtainable(s)), s
+
+
+def walk_states(deck: Deck, start: State, rng: random.Random, steps: int) -> list[State]:
+    """A random walk, with now and then a random spent set or a bare budget, so that
+    flips, abilities and card plays are met in many combinations."""
+    out = [start]
+    s = start
+    for _ in range(steps):
+        options = [s2 for _, s2 in successors(deck, s, include_noops=rng.random() < 0.3)]
+        if not options:
+            break
+        s = rng.choice(options)
+        if s.status == PLAYING and rng.random() < 0.15:
+            s = State(s.cells, rng.getrandbits(deck.n), s.hand, s.draw, s.discard, s.card,
+                      s.points if s.card >= 0 else rng.randint(0, 4), s.mission, s.done,
+                      s.completed, s.status, s.goal)
+        out.append(s)
+        if s.status != PLAYING:
+            break
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_core_successors_are_the_engines(specs: dict[str, Path], kind: str) -> None:
+    """2,600+ random states per spec (10,000+ in all), every rule option drawn at random."""
+    spec = load_spec(specs[kind])
+    rng = random.Random(f"core:{kind}")
+    seen = 0
+    statuses: set[str] = set()
+    abilities: set[str] = set()
+    seed = 0
+    while seen < 2_600:
+        rules = random_rules(rng)
+        pos = deal(spec, seed, rng.choice(["normal", "hard", "impossible"]), rules=rules)
+        seed += 1
+        deck = Deck(spec, rules)
+        h = Heuristic(deck)
+        start = state_from_position(deck, pos)
+        if rng.random() < 0.3:  # a mission puzzle: a bare budget, no piles
+            start = State(start.cells, start.spent, start.hand[:rng.randint(0, 2)], (), (), -1,
+                          rng.randint(0, 5), start.mission, 0, (), start.status, "mission")
+        for s in walk_states(deck, start, rng, rng.randint(5, 60)):
+            compare(deck, s, h)
+            seen += 1
+            statuses.add(s.status)
+            abilities.update(a.module for a, _ in successors(deck, s) if a.act == "ability")
+    assert PLAYING in statuses and (GOAL in statuses or WON in statuses or LOST in statuses)
+    assert abilities == set(deck.codes), "every ability was generated"
+
+
+@pytest.mark.parametrize("kind", ["standard", "empties"])
+def test_core_astar_is_the_python_astar(specs: dict[str, Path], kind: str) -> None:
+    """Same verdict, same plan and the same node count (or the same node at which the
+    limit stops both) on 60 random mission puzzles per spec."""
+    spec = load_spec(specs[kind])
+    decided = 0
+    for seed in range(60):
+        p = random_mission_puzzle(spec, seed, max_budget=4, keep_hand=seed % 3 == 0)
+        deck = Deck(spec, p.rules)
+        start = state_from_position(deck, p)
+        answers = []
+        for fn in (solve_mission_python, solve_mission_state):
+            budget = Budget.of(None, 1_000)
+            try:
+                plan, _, nodes = fn(deck, start, budget)
+                answers.append((plan, nodes, budget.nodes))
+            except Limit:
+                answers.append(("limit", budget.nodes))
+        assert answers[0] == answers[1], (seed, answers)
+        decided += answers[0][0] != "limit"
+    assert decided >= 40
+
+
+def test_core_game_search_is_the_python_search() -> None:
+    """Whole deals of the bundled deck: the portfolio gives the same plan and spends the
+    same nodes in both, at every difficulty, within node limits that stop some."""
+    spec = load_spec("standard")
+    outcomes = set()
+    for seed in range(15):
+        p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
+        deck = Deck(spec, p.rules)
+        start = state_from_position(deck, p)
+        answers = []
+        for python in (True, False):
+            budget = Budget.of(None, 300 + 200 * (seed % 4))
+            stats: dict[str, object] = {}
+            try:
+                if python:
+                    plan, optimal = solve_game_python(deck, start, budget, stats=stats)
+                else:
+                    plan, optimal = core.solve_game(deck, start, budget, False, None, stats)
+                answers.append((plan, optimal, budget.nodes, stats))
+            except Limit:
+                answers.append(("limit", budget.nodes, stats))
+        assert answers[0] == answers[1], seed
+        outcomes.add(answers[0][0] == "limit")
+    assert outcomes == {True, False}
+
+
+def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
+    """Each search of the portfolio, on its own, gives the verdict of an exhaustive walk
+    on whole deals of a three-module deck; every win replays to a win."""
+    from test_search_cards import GAME_SPEC, winnable_by_walk
+
+    from rove.replay import replay
+
+    path = tmp_path / "game.yaml"
+    path.write_text(GAME_SPEC, encoding="utf-8")
+    spec = load_spec(path)
+    verdicts: dict[str, set[bool]] = {"greedy": set(), "deepening": set()}
+    for seed in range(150):
+        p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
+        deck = Deck(spec, p.rules)
+        start = state_from_position(deck, p)
+        truth = winnable_by_walk(deck, start)
+        for strategy in verdicts:
+            plan, _ = core.solve_game(deck, start, Budget.of(None, 200_000), False, None, {},
+                                      strategy=strategy)
+            assert (plan is not None) == truth, (seed, strategy)
+            verdicts[strategy].add(bool(truth))
+            if plan is not None:
+                assert replay(p, plan).final.status == WON
+    assert verdicts == {"greedy": {True, False}, "deepening": {True, False}}
