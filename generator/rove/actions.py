@@ -223,15 +223,21 @@ def dumps_plan(plan: list[Action]) -> str:
 def load_plan(path: Path) -> list[Action]:
     """A plan file: a JSON list of actions, or an object with a 'plan' list (solve --json output),
     or a text file of notation, one action a line ('#' starts a comment)."""
-    from .yamlio import read_text
+    from .yamlio import MAX_DEPTH, read_text
 
-    text = read_text(path, "plan (JSON list of actions)")
+    text = read_text(path, "plan (JSON list of actions)")  # size-limited, byte-order mark dropped
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
+        too_deep = (f"lists and objects nested more than {MAX_DEPTH} levels deep; "
+                    "a plan is a list of flat action objects")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError.single(str(path), exc.lineno, f"JSON syntax: {exc.msg}") from None
+        except RecursionError:
+            raise InputError.single(str(path), 1, too_deep) from None
+        if _json_depth(data) > MAX_DEPTH:
+            raise InputError.single(str(path), 1, too_deep)
         in_object = isinstance(data, dict) and isinstance(data.get("plan"), list)
         if in_object:
             data = data["plan"]
@@ -254,6 +260,18 @@ def load_plan(path: Path) -> list[Action]:
             except ValueError as exc:
                 raise InputError.single(str(path), n, str(exc)) from None
     return out
+
+
+def _json_depth(data: Any) -> int:
+    """How deeply lists and objects nest in parsed JSON (0 for a bare value), without recursion."""
+    deepest = 0
+    todo = [(data, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, d)
+            todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _json_item_line(text: str, i: int, in_object: bool) -> int | None:

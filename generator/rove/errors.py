@@ -9,6 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MAX_MESSAGE = 600
+"""Longest message printed for one problem: a value quoted from a hostile file is cut
+in the middle, keeping the start and the fix at the end."""
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut in the middle to at most about ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    head = max(1, limit * 2 // 3)
+    tail = max(1, limit - head - 30)
+    return f"{text[:head]} ...[{len(text) - head - tail:,} characters cut]... {text[-tail:]}"
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -19,7 +32,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+        path, message = shorten(self.path, 300), shorten(self.message)
+        return f"{path}:{self.line}: {message}" if self.line else f"{path}: {message}"
 
 
 class InputError(Exception):

@@ -19,6 +19,8 @@ from .spec import Spec, load_spec
 from .yamlio import LineDict, load_yaml_file, load_yaml_text, yaml_scalar
 
 POSITION_FORMAT = "rove-position/1"
+MAX_BUDGET = 1000
+"""Most points a position's current card or bare budget may hold (docs/LIMITS.md)."""
 GOALS = ("game", "mission")
 
 
@@ -190,8 +192,9 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
             probs.add(L("current"), "current must be null or {card: ID or null, points: N}")
         else:
             card, pts = cur.get("card"), cur["points"]
-            if not isinstance(pts, int) or isinstance(pts, bool) or pts < 0:
-                probs.add(L("current"), f"current points is {pts!r}; give a whole number >= 0")
+            if not isinstance(pts, int) or isinstance(pts, bool) or not 0 <= pts <= MAX_BUDGET:
+                probs.add(L("current"), f"current points is {pts!r}; give a whole number >= 0 and "
+                                        f"<= {MAX_BUDGET} (the most every engine handles)")
             elif card is not None and not isinstance(card, str):
                 probs.add(L("current"), "current card must be a card id or null (a bare budget)")
             elif card is not None and pts < 1:

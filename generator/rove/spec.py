@@ -33,6 +33,8 @@ ANY = "#"
 EMPTY = "_"
 MAX_POINTS = 9
 DEFAULT_MISSIONS_TO_WIN = 7
+MAX_INCLUDES = 100
+"""Most files one spec may include, counting a file each time (docs/LIMITS.md)."""
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
 """Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
@@ -199,6 +201,7 @@ class _SpecReader:
         self.declared_modules = 0
         self.declared_cards = 0
         self.bad_mtw = False
+        self.includes = 0
 
     def read(self, path: Path) -> Spec:
         data = load_yaml_file(path, "card spec (YAML)")
@@ -257,12 +260,22 @@ class _SpecReader:
                 probs.add(line, f"include entry {inc!r} is not a path; write a relative file path")
                 continue
             inc_path = resolve_spec_ref(inc, path.parent)
-            if inc_path.resolve() in [p.resolve() for p in [*self.stack, path]]:
+            try:
+                inc_real = inc_path.resolve()
+            except (OSError, RuntimeError):  # a loop of symbolic links
+                probs.add(line, f"included file {inc_path} is a loop of symbolic links; fix the link")
+                continue
+            if inc_real in [p.resolve() for p in [*self.stack, path]]:
                 probs.add(line, f"include of {inc} makes a cycle; remove it")
                 continue
             if not inc_path.exists():
                 probs.add(line, f"included file {inc_path} does not exist; fix the path "
                                 "(it is relative to this file's folder)")
+                continue
+            self.includes += 1
+            if self.includes > MAX_INCLUDES:
+                probs.add(line, f"more than {MAX_INCLUDES} includes in all (the limit, counting a file "
+                                "each time it is included); include fewer files")
                 continue
             self.stack.append(path)
             try:
