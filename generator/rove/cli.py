@@ -6,6 +6,7 @@ them, so ``rove --help`` and ``rove validate`` start fast.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -18,8 +19,14 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from .errors import InputError
+from .outputs import Outputs, check_output, write_output
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`rove ... | head`)
+
+MAX_DEALS = 100_000
+"""Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
 
 app = typer.Typer(
     name="rove",
@@ -34,23 +41,77 @@ app.add_typer(generate_app, name="generate")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def say(message: str) -> None:
+    """A line on stderr; a stderr that cannot be written is no reason for a traceback."""
+    try:
+        typer.echo(message, err=True)
+    except (OSError, ValueError):
+        pass
+
+
 def fail_input(message: str) -> typer.Exit:
     """Print a bad-input message on stderr; the caller raises the returned Exit(2)."""
-    typer.echo(message, err=True)
+    say(message)
     return typer.Exit(EXIT_INPUT)
 
 
+def _silence_stdout() -> None:
+    """Point a broken stdout at /dev/null, so that what is still buffered does not fail
+    again (with an "Exception ignored" message) when Python exits."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        pass
+
+
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF, errno.EROFS}
+
+
+def _output_failed(exc: OSError) -> typer.Exit:
+    """An OSError that reached a command: a broken stdout, or a file that could not be used."""
+    if exc.filename is not None:
+        return fail_input(f"{exc.filename}: {exc.strerror or exc}")
+    if exc.errno == errno.EPIPE:  # the reader of stdout went away: stop quietly, as `cat` does
+        _silence_stdout()
+        return typer.Exit(EXIT_BROKEN_PIPE)
+    try:  # anything stdout could not take must not fail again at exit
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _silence_stdout()
+    if exc.errno in _WRITE_ERRORS:  # a stream without a name: stdout (rove's files say their name)
+        return fail_input(f"rove: cannot write the output: {exc.strerror or exc}")
+    return fail_input(f"rove: {exc.strerror or exc}")
+
+
 def handles_input_errors(fn: F) -> F:
-    """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback."""
+    """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback.
+
+    So does an output that cannot be written (a full disk, `> /dev/full`); a closed pipe
+    on stdout stops quietly with 141; Ctrl-C stops with a short message and 130 (every
+    output is written through ``Outputs``, so none is left half-written)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except typer.Exit:
+                sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
+                raise
+            sys.stdout.flush()
+            return result
         except InputError as exc:
             for p in exc.problems:
-                typer.echo(str(p), err=True)
+                say(str(p))
             raise typer.Exit(EXIT_INPUT) from None
+        except KeyboardInterrupt:
+            say("rove: interrupted (Ctrl-C); no output was left half-written")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except OSError as exc:
+            raise _output_failed(exc) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -59,18 +120,11 @@ def plural(n: int | None, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
-def write_output(path: Path, data: bytes | str) -> None:
-    """Write a whole file at once (via a temporary file) so nothing half-written is left."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+def spec_input(spec_arg: str) -> Path:
+    """The file a spec argument names (a bundled name or a path), to keep outputs off it."""
+    from .spec import resolve_spec_ref
+
+    return resolve_spec_ref(spec_arg)
 
 
 def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
@@ -142,6 +196,8 @@ def deal(
     from .position import dump_position
     from .spec import load_spec
 
+    if output is not None:
+        check_output(output, "-o", inputs=[spec_input(spec)])
     sp = load_spec(spec)
     pos = make_deal(sp, seed, difficulty.value)
     pos = replace(pos, spec_ref=spec_ref_for(spec, output))
@@ -209,14 +265,16 @@ def solve(
 @handles_input_errors
 def check(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")],
-    deals: Annotated[int, typer.Option(help="Random deals per difficulty.", min=0)] = 100,
+    deals: Annotated[int, typer.Option(help=f"Random deals per difficulty (at most {MAX_DEALS:,}).",
+                                       min=0, max=MAX_DEALS)] = 100,
     difficulty: Annotated[str, typer.Option(help="Comma-separated: normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
     node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.", min=1)] = 200_000,
     mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 20_000,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve stopped by it makes the run timing-dependent.", min=0)] = 600.0,
     starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (default all, at most 720; 0 skips).", min=0)] = None,
-    jobs: Annotated[int | None, typer.Option(help="Local worker processes (default all cores; 1 runs in this process).", min=1)] = None,
+    jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
+                                                  "1 runs in this process).", min=1)] = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
@@ -226,12 +284,16 @@ def check(
     from rich.console import Console
 
     from .check import CheckOptions, print_report, progress_bar, run_check
-    from .executors import make_executor
+    from .executors import default_jobs, make_executor
     from .spec import load_spec
 
+    cores = default_jobs()
+    if jobs is not None and jobs > cores and executor == "local":
+        raise fail_input(f"check: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
+                         f"gives rove; give at most --jobs {cores}")
+    if report is not None:
+        check_output(report, "--report", inputs=[spec_input(spec)])
     sp = load_spec(spec)
-    if report is not None and report.is_dir():
-        raise fail_input(f"check: --report {report} is a folder; give a PDF file name")
     try:
         opts = CheckOptions(deals=deals, difficulties=tuple(d.strip() for d in difficulty.split(",") if d.strip()),
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
@@ -252,10 +314,7 @@ def check(
     if report is not None:
         from .pdf.report import render_report_pdf
 
-        try:
-            write_output(report, render_report_pdf(result))
-        except OSError as exc:
-            raise fail_input(f"check: cannot write the report: {exc}") from None
+        write_output(report, render_report_pdf(result))
         typer.echo(f"wrote {report}", err=True)
 
 
@@ -333,15 +392,23 @@ def cards(
     from .pdf.cards import CardOptions, render_cards_pdf
     from .spec import load_spec
 
+    inputs = [spec_input(spec)]
+    check_output(output, "-o", inputs=inputs)
+    if png_dir is not None:
+        check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
     sp = load_spec(spec)
     opts = CardOptions(paper=paper.value, layout=layout.value, bleed_mm=bleed, card=card.value)
     data = render_cards_pdf(sp, opts)
-    write_output(output, data)
+    with Outputs() as out:  # the PDF and the PNGs are put into place together at the end
+        out.file(output, data)
+        written = []
+        if png_dir is not None:
+            from .pdf.cards import write_card_pngs
+
+            written = write_card_pngs(sp, opts, out.folder(png_dir))
+        out.commit()
     typer.echo(f"wrote {output}")
     if png_dir is not None:
-        from .pdf.cards import write_card_pngs
-
-        written = write_card_pngs(sp, opts, png_dir)
         typer.echo(f"wrote {len(written)} PNG previews to {png_dir}")
 
 
@@ -377,23 +444,14 @@ def book(
 
     try:
         weights = parse_mix(mix or DEFAULT_MIX)
-    except ValueError as exc:
-        raise fail_input(f"book: --mix: {exc}") from None
+    except ValueError as exc:  # (the "{DEFAULT_MIX}" of an older parse_mix, whose f was missing)
+        raise fail_input(f"book: --mix: {str(exc).replace('{DEFAULT_MIX}', DEFAULT_MIX)}") from None
     if paper not in ("a5", "letter"):
         raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
-    if output.is_dir():
-        raise fail_input(f"book: -o {output} is a folder; give a PDF file name")
-    if export_dir is not None and export_dir.exists() and not export_dir.is_dir():
-        raise fail_input(f"book: --export-dir {export_dir} is a file; give a folder")
-
-    def writable(folder: Path) -> bool:  # the nearest existing folder must take new files
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        return folder.is_dir() and os.access(folder, os.W_OK)
-
-    for where in [output.parent] + ([export_dir] if export_dir is not None else []):
-        if not writable(where.resolve()):
-            raise fail_input(f"book: cannot write into {where}; give a folder you can write to")
+    inputs = [spec_input(spec)]
+    check_output(output, "-o", inputs=inputs)
+    if export_dir is not None:
+        check_output(export_dir, "--export-dir", folder=True, inputs=inputs, others=[("-o", output)])
     sp = load_spec(spec)
     ref = spec_ref_for(spec, (export_dir / "puzzle.yaml") if export_dir else None)
     settings = dc_replace(Settings(), time_limit=time_limit)
@@ -413,12 +471,17 @@ def book(
         raise typer.Exit(EXIT_FAIL)
     data = render_book(sp, puzzles, seed, paper)
     files = export_files(puzzles, ref) if export_dir is not None else {}
-    try:
-        write_output(output, data)
-        for name, text in files.items():
-            write_output(export_dir / name, text)  # type: ignore[operator]
-    except OSError as exc:
-        raise fail_input(f"book: cannot write: {exc}") from None
+    # the PDF and the export folder are written aside and put into place together at the
+    # end: an error or Ctrl-C leaves neither half-written
+    with Outputs() as out:
+        out.file(output, data)
+        if export_dir is not None:
+            staging = out.folder(export_dir)
+            for name, text in files.items():
+                target = staging / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+        out.commit()
     short = f" (only {len(puzzles)} of {count} could be proven)" if len(puzzles) < count else ""
     typer.echo(f"wrote {output}: {len(puzzles)} puzzles{short}", err=True)
     if export_dir is not None:
@@ -462,8 +525,8 @@ def generate_missions(
     bad = settings.problems(sp)
     if bad:
         raise fail_input("generate missions: " + "; ".join(bad))
-    if output is not None and output.is_dir():
-        raise fail_input(f"generate missions: -o {output} is a folder; give a YAML file name")
+    if output is not None:
+        check_output(output, "-o", inputs=[spec_input(spec)])
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("proving missions", total=count)
@@ -474,10 +537,7 @@ def generate_missions(
             raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
     text = campaign.yaml()
     if output is not None:
-        try:
-            write_output(output, text)
-        except OSError as exc:
-            raise fail_input(f"generate missions: cannot write {output}: {exc}") from None
+        write_output(output, text)
     if as_json:
         typer.echo(json.dumps(campaign.to_json(), indent=2))
     elif output is None:

@@ -1,0 +1,234 @@
+"""Safe output writing: a command writes whole files, or nothing, and only where it should.
+
+Every output is checked before a command starts its work (``check_output``): it must be
+a regular file or a new path, never a folder, a device, a pipe or a socket, never one of
+the command's own input files, and its folder must take new files.  The command then
+writes through ``Outputs``: each file goes to a temporary file beside it, each folder to
+a temporary folder, and ``commit`` renames them all into place at the end, with Ctrl-C
+held off for the few renames.  An error or Ctrl-C before that removes every temporary
+file, so no output is ever half-written and an existing file is replaced whole or kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import TracebackType
+
+from .errors import InputError
+from .yamlio import file_kind
+
+
+def _refuse(path: Path | str, message: str) -> InputError:
+    return InputError.single(str(path), None, message)
+
+
+def _real(path: Path) -> Path:
+    """The path with symbolic links followed as far as they go (never raises on a loop)."""
+    return Path(os.path.realpath(path))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return _real(a) == _real(b)
+
+
+def _kind(mode: int) -> str:
+    return "a file" if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def check_output(path: Path, option: str, *, folder: bool = False,
+                 inputs: Iterable[Path | None] = (), others: Iterable[tuple[str, Path | None]] = ()) -> None:
+    """Refuse, before any work, an output the command must not write (InputError).
+
+    ``option`` names it in messages (``-o``, ``--report``); ``folder`` says the output is
+    a folder of files; ``inputs`` are the files the command reads; ``others`` the
+    command's other outputs, as (option, path), which must not be the same path."""
+    what = "folder" if folder else "file"
+    try:
+        st: os.stat_result | None = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # new, or under a file: see the folder below
+        st = None
+    except OSError as exc:  # a loop of symbolic links, a path through a file, ...
+        raise _refuse(path, f"{option} cannot be used: {exc.strerror}; give another {what}") from None
+    if st is not None and folder and not stat.S_ISDIR(st.st_mode):
+        raise _refuse(path, f"{option} names {_kind(st.st_mode)}, not a folder; give a folder "
+                            "(new or existing)")
+    if st is not None and not folder:
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse(path, f"{option} names {_kind(st.st_mode)}; rove writes only regular files "
+                                "or new paths: give a file name")
+        for inp in inputs:
+            if inp is not None and _same_file(path, inp):
+                raise _refuse(path, f"{option} is the input file {inp}; writing it would destroy "
+                                    "the input: give another file name")
+    for other_option, other in others:
+        if other is not None and _real(other) == _real(path):
+            raise _refuse(path, f"{option} and {other_option} name the same path; give two different ones")
+    # an existing output folder must take new files; otherwise the nearest existing folder above
+    where = _real(path) if st is not None and folder else _real(path).parent
+    while True:
+        try:
+            wst = os.stat(where)
+        except (FileNotFoundError, NotADirectoryError):
+            if where == where.parent:
+                return
+            where = where.parent
+            continue
+        except OSError as exc:
+            raise _refuse(path, f"{option} cannot be used: {exc.strerror}; give another {what}") from None
+        if not stat.S_ISDIR(wst.st_mode):
+            raise _refuse(path, f"{option} cannot be made: {where} is {_kind(wst.st_mode)}, not a folder; "
+                                f"give another {what}")
+        break
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise _refuse(path, f"{option}: cannot write into the folder {where} (permission denied); "
+                            f"give a {what} in a folder you can write to")
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C off while the block runs, then raise it: for the renames that put
+    outputs into place, so that they happen all or not at all."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught and old is signal.default_int_handler:
+            raise KeyboardInterrupt
+
+
+class Outputs:
+    """The files and folders one command writes, put into place together by ``commit``.
+
+    ::
+
+        with Outputs() as out:
+            out.file(path, data)
+            staging = out.folder(png_dir)  # write the folder's files into `staging`
+            ...
+            out.commit()
+
+    Leaving the block without ``commit`` (an error, Ctrl-C) removes everything staged.
+    """
+
+    def __init__(self) -> None:
+        self._files: list[tuple[Path, Path, Path]] = []  # (temporary, final, as named)
+        self._folders: list[tuple[Path, Path, Path]] = []
+        self._made: list[Path] = []  # folders created for outputs, removed again if empty
+        self._tag = f"rove-{os.getpid()}"
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.discard()
+
+    def _mkdir(self, folder: Path, named: Path) -> None:
+        missing = []
+        while not folder.exists() and folder != folder.parent:
+            missing.append(folder)
+            folder = folder.parent
+        try:
+            for f in reversed(missing):
+                f.mkdir()
+                self._made.append(f)
+        except OSError as exc:
+            raise _refuse(named, f"cannot make the folder {f}: {exc.strerror}") from None
+
+    def file(self, path: Path, data: bytes | str) -> None:
+        """Write ``data`` to a temporary file beside ``path`` (the final name if ``path``
+        is a symbolic link to a file); ``commit`` renames it into place."""
+        final = _real(path)
+        self._mkdir(final.parent, path)
+        tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        self._files.append((tmp, final, path))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+            try:
+                view = memoryview(raw)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            with contextlib.suppress(FileNotFoundError):  # keep the mode of a file replaced
+                os.chmod(tmp, stat.S_IMODE(os.stat(final).st_mode))
+        except OSError as exc:
+            raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
+
+    def folder(self, path: Path) -> Path:
+        """A new temporary folder to write the files of folder ``path`` into; ``commit``
+        renames it into place (a new folder) or moves its files in (an existing one)."""
+        final = _real(path)
+        if final.is_dir():
+            tmp = final / f".{self._tag}.tmp"
+        else:
+            self._mkdir(final.parent, path)
+            tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
+        self._folders.append((tmp, final, path))
+        try:
+            if tmp.exists():
+                shutil.rmtree(tmp)
+            tmp.mkdir()
+        except OSError as exc:
+            raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
+        return tmp
+
+    def commit(self) -> None:
+        """Put every output into place, Ctrl-C held off until it is done."""
+        with interrupts_held():
+            try:
+                for tmp, final, _ in self._files:
+                    os.replace(tmp, final)
+                for tmp, final, _ in self._folders:
+                    if not final.exists():
+                        os.rename(tmp, final)
+                        continue
+                    for src in sorted(tmp.rglob("*")):
+                        if src.is_dir():
+                            continue
+                        dest = final / src.relative_to(tmp)
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(src, dest)
+                    shutil.rmtree(tmp)
+            except OSError as exc:
+                where = exc.filename or ""
+                raise _refuse(where, f"cannot write: {exc.strerror or exc}") from None
+            self._files, self._folders, self._made = [], [], []
+
+    def discard(self) -> None:
+        """Remove everything staged and not committed (Ctrl-C held off meanwhile)."""
+        with interrupts_held():
+            for tmp, _, _ in self._files:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+            for tmp, _, _ in self._folders:
+                shutil.rmtree(tmp, ignore_errors=True)
+            for folder in reversed(self._made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only if still empty
+            self._files, self._folders, self._made = [], [], []
+
+
+def write_output(path: Path, data: bytes | str) -> None:
+    """Write one whole file at once (via a temporary file beside it): the old file, if
+    any, is replaced whole or kept; nothing half-written is ever left."""
+    with Outputs() as out:
+        out.file(path, data)
+        out.commit()
