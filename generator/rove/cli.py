@@ -444,8 +444,8 @@ def book(
 
     try:
         weights = parse_mix(mix or DEFAULT_MIX)
-    except ValueError as exc:  # (the "{DEFAULT_MIX}" of an older parse_mix, whose f was missing)
-        raise fail_input(f"book: --mix: {str(exc).replace('{DEFAULT_MIX}', DEFAULT_MIX)}") from None
+    except ValueError as exc:
+        raise fail_input(f"book: --mix: {exc}") from None
     if paper not in ("a5", "letter"):
         raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
     inputs = [spec_input(spec)]

@@ -34,3 +34,26 @@ def random_mission_puzzle(spec: Spec, seed: int, max_budget: int = 8, max_steps:
     p = p.with_cells(normalized_cells(p.cells))
     return replace(p, goal="mission", current=Current(None, rng.randint(0, max_budget)),
                    hand=p.hand if keep_hand else (), discard=p.discard if keep_hand else p.discard)
+
+
+def bare_budget_puzzle(spec: Spec, seed: int, spent: int, budget: int = 8,
+                       max_steps: int = 12) -> Position:
+    """A bare-budget mission puzzle with modules spent: a random deal advanced by random
+    legal play, then modules spent at random until at least ``spent`` are, and a mission
+    the layout does not match yet, with ``budget`` points and no cards.
+
+    These are the benchmarks' hard cases: with few abilities left the optimum is a long
+    chain of moves, and some are impossible within the budget."""
+    rng = random.Random(f"rove-bare:{seed}:{spent}")
+    pos = deal(spec, seed)
+    deck = Deck(spec, pos.rules)
+    s = random_play(deck, state_from_position(deck, pos), rng, rng.randint(0, max_steps))
+    active = [i for i in range(deck.n) if not s.spent >> i & 1]
+    for i in rng.sample(active, max(0, min(len(active), spent - (deck.n - len(active))))):
+        s = s.with_layout(s.cells, s.spent | 1 << i, s.points)
+    p = position_from_state(deck, s, pos)
+    p = p.with_cells(normalized_cells(p.cells))
+    unmatched = [c for c in range(len(deck.card_ids)) if not deck.mission_pat[c].matches(s.cells)]
+    mission = deck.card_ids[rng.choice(unmatched)]
+    return replace(p, goal="mission", mission=mission, current=Current(None, budget), hand=(),
+                   draw=(), discard=(), missions_done=0, completed=())

@@ -88,7 +88,7 @@ pub fn solve_mission(
     best_g.push((0, 0, 0));
     parents.push((NO_PARENT, None, 0));
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
-    open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), state: start.clone(), g: (0, 0, 0) }));
+    open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), state: *start, g: (0, 0, 0) }));
     let mut counter = 1u64;
     let mut incumbent: Option<Cost> = None;
     let mut goal: Option<(u32, Action, i32)> = None;

@@ -181,8 +181,8 @@ impl Deck {
         if modules.is_empty() || modules.len() > MAX_MODULES {
             return Err(format!("the core handles 1 to {MAX_MODULES} modules, not {}", modules.len()));
         }
-        if cards.len() > u16::MAX as usize {
-            return Err(format!("the core handles at most {} cards", u16::MAX));
+        if cards.len() > crate::state::MAX_CARDS {
+            return Err(format!("the core handles at most {} cards", crate::state::MAX_CARDS));
         }
         let max_bonus = cards.iter().map(|c| c.bonus).max().unwrap_or(0);
         let has_sensor = modules.iter().any(|m| m.ability == Ability::Sensor);

@@ -183,7 +183,7 @@ pub fn abilities_left(deck: &Deck, spent: u32) -> (i32, i32) {
 /// from the hand (or the current one) reaches the discard pile once it runs out, and
 /// can be drawn and played again.
 pub fn points_obtainable(deck: &Deck, s: &State) -> i32 {
-    let mut total = s.points + s.hand.iter().map(|&c| deck.cards[c as usize].bonus).sum::<i32>();
+    let mut total = s.points + s.hand.as_slice().iter().map(|&c| deck.cards[c as usize].bonus).sum::<i32>();
     let draws = deck.sensor_draws_left(s.spent) as i32;
     if draws > 0 && (!s.draw.is_empty() || !s.discard.is_empty() || !s.hand.is_empty() || s.card.is_some()) {
         total += draws * deck.max_bonus;

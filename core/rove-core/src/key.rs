@@ -1,7 +1,7 @@
 //! Canonical keys: states up to translation, for duplicate detection and the lost tables.
 
 use crate::grid::{unpack, STRIDE};
-use crate::state::State;
+use crate::state::{State, MAX_CARDS};
 
 /// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
 /// set, the hand as a set, the points, the mission and missions done; with `piles`
@@ -30,23 +30,23 @@ pub fn canonical_key(s: &State, piles: bool) -> Key {
         out.extend_from_slice(&(y as u16).to_le_bytes());
     }
     out.extend_from_slice(&s.spent.to_le_bytes());
-    let mut hand = s.hand.clone();
-    hand.sort_unstable();
-    push_cards(&mut out, &hand);
+    let mut hand = [0u8; MAX_CARDS];
+    let n = s.hand.len();
+    hand[..n].copy_from_slice(s.hand.as_slice());
+    hand[..n].sort_unstable();
+    push_cards(&mut out, &hand[..n]);
     out.extend_from_slice(&s.points.to_le_bytes());
-    out.extend_from_slice(&s.mission.map_or(u16::MAX, |m| m).to_le_bytes());
+    out.push(s.mission.map_or(u8::MAX, |m| m));
     out.extend_from_slice(&s.done.to_le_bytes());
     if piles {
-        out.extend_from_slice(&s.card.map_or(u16::MAX, |c| c).to_le_bytes());
-        push_cards(&mut out, &s.draw);
-        push_cards(&mut out, &s.discard);
+        out.push(s.card.map_or(u8::MAX, |c| c));
+        push_cards(&mut out, s.draw.as_slice());
+        push_cards(&mut out, s.discard.as_slice());
     }
     out.into_boxed_slice()
 }
 
-fn push_cards(out: &mut Vec<u8>, cards: &[u16]) {
-    out.extend_from_slice(&(cards.len() as u16).to_le_bytes());
-    for &c in cards {
-        out.extend_from_slice(&c.to_le_bytes());
-    }
+fn push_cards(out: &mut Vec<u8>, cards: &[u8]) {
+    out.push(cards.len() as u8);
+    out.extend_from_slice(cards);
 }

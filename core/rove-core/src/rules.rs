@@ -6,8 +6,9 @@
 //! The Python engine stays the referee: every plan the core finds is replayed there.
 
 use crate::deck::{Ability, ArrowKind, Deck, HAND_LIMIT, MAX_MODULES};
-use crate::grid::{adjacent, relocation_cells, unpack, valid, Cell, DX, DY, NB};
+use crate::grid::{adjacent, unpack, valid, Cell, Layout, DX, DY, NB};
 use crate::state::{AbilityArg, Action, CardId, State, Status};
+use smallvec::SmallVec;
 
 /// Take the top card of the draw pile, recycling the discard pile as the rules say.
 fn take(deck: &Deck, s: &mut State) -> Option<CardId> {
@@ -17,7 +18,7 @@ fn take(deck: &Deck, s: &mut State) -> Option<CardId> {
     if s.draw.is_empty() {
         return None;
     }
-    let card = s.draw.remove(0);
+    let card = s.draw.take_first()?;
     if s.draw.is_empty() && !s.discard.is_empty() && deck.rules.recycle_when_empty {
         std::mem::swap(&mut s.draw, &mut s.discard);
     }
@@ -88,9 +89,9 @@ pub fn reveal_check(deck: &Deck, s: &mut State) {
 }
 
 fn play(deck: &Deck, s: &State, c: CardId, bonus: bool) -> State {
-    let mut s = s.clone();
+    let mut s = *s;
     discard_current(&mut s);
-    s.hand.retain(|&h| h != c);
+    s.hand.remove(c);
     let card = &deck.cards[c as usize];
     let pts = if bonus { card.bonus } else { card.base };
     if pts == 0 {
@@ -135,7 +136,14 @@ fn arrow_result(cells: &[Cell], i: usize, kind: ArrowKind, off: Cell, dist: i32)
 /// A landing cell must touch another module, so it lies in the others' bounding box
 /// grown by one; the box is convex and holds the start, so distances stop where the
 /// line leaves it.
-fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, out: &mut Vec<(u8, i32, [Cell; MAX_MODULES])>) {
+fn module_moves(
+    deck: &Deck,
+    cells: &[Cell],
+    spent: u32,
+    i: usize,
+    layout: &Layout,
+    out: &mut Vec<(u8, i32, [Cell; MAX_MODULES])>,
+) {
     let side = (spent >> i & 1) as usize;
     let (sx, sy) = unpack(cells[i]);
     let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
@@ -151,8 +159,7 @@ fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, out: &mut Vec
     if cells.len() == 1 {
         (x0, x1, y0, y1) = (sx - 2, sx + 2, sy - 2, sy + 2);
     }
-    let reloc = relocation_cells(cells, i);
-    let mut seen: Vec<(u8, i32)> = Vec::new();
+    let mut seen: SmallVec<[(u8, i32); 16]> = SmallVec::new();
     for arrow in &deck.modules[i].arrows[side] {
         let d = arrow.dir as usize;
         let off = NB[d];
@@ -167,7 +174,7 @@ fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, out: &mut Vec
                 if let Some(got) = arrow_result(cells, i, arrow.kind, off, k) {
                     // one module moved: its landing decides; a push that moved a chain: check all
                     let pushed = arrow.kind == ArrowKind::Push && cells.contains(&(cells[i] + off));
-                    let ok = if pushed { valid(&got[..cells.len()]) } else { reloc.contains(&got[i]) };
+                    let ok = if pushed { valid(&got[..cells.len()]) } else { layout.can_place(i, got[i]) };
                     if ok {
                         seen.push((arrow.dir, k));
                         out.push((arrow.dir, k, got));
@@ -182,7 +189,13 @@ fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, out: &mut Vec
 /// Every use of `actor`'s ability that keeps the layout valid, with its result
 /// (`None`: Sensor, no layout change).  Brain putting a module back on its own cell is
 /// included (the caller drops no-ops).
-fn layout_abilities(deck: &Deck, cells: &[Cell], actor: usize, out: &mut Vec<(AbilityArg, Option<[Cell; MAX_MODULES]>)>) {
+fn layout_abilities(
+    deck: &Deck,
+    cells: &[Cell],
+    layout: &Layout,
+    actor: usize,
+    out: &mut Vec<(AbilityArg, Option<[Cell; MAX_MODULES]>)>,
+) {
     let n = cells.len();
     let mut base = [0; MAX_MODULES];
     base[..n].copy_from_slice(cells);
@@ -203,11 +216,10 @@ fn layout_abilities(deck: &Deck, cells: &[Cell], actor: usize, out: &mut Vec<(Ab
             }
         }
         Ability::Motor => {
-            for t in 0..n {
-                let reloc = relocation_cells(cells, t);
+            for (t, &from) in cells.iter().enumerate() {
                 for (d, &o) in NB.iter().enumerate() {
-                    let land = cells[t] + o;
-                    if reloc.contains(&land) {
+                    let land = from + o;
+                    if layout.can_place(t, land) {
                         out.push((AbilityArg::Shift { target: t as u8, dir: d as u8 }, Some(moved(t, land))));
                     }
                 }
@@ -216,18 +228,17 @@ fn layout_abilities(deck: &Deck, cells: &[Cell], actor: usize, out: &mut Vec<(Ab
         Ability::Brain => {
             let centre = cells[actor];
             for t in (0..n).filter(|&t| t != actor) {
-                let reloc = relocation_cells(cells, t);
                 for &o in &NB {
                     let land = centre + o;
                     let free = land == cells[t] || !cells.contains(&land);
-                    if free && (reloc.contains(&land) || land == cells[t]) {
+                    if free && (land == cells[t] || layout.can_place(t, land)) {
                         out.push((AbilityArg::Place { target: t as u8, to: land }, Some(moved(t, land))));
                     }
                 }
             }
         }
         Ability::Coil => {
-            for land in relocation_cells(cells, actor) {
+            for land in layout.relocation(actor) {
                 out.push((AbilityArg::To(land), Some(moved(actor, land))));
             }
         }
@@ -240,7 +251,7 @@ fn layout_abilities(deck: &Deck, cells: &[Cell], actor: usize, out: &mut Vec<(Ab
 /// No-ops (nothing changes but a flip that does not change arrows) are skipped unless
 /// `include_noops`, or unless the current mission matches and waits for the next action
 /// (`auto_complete_on_reveal: false`): then even a no-op completes it.
-fn ability_uses(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Action, State)>) {
+fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, out: &mut Vec<(Action, State)>) {
     let cells = s.cells();
     let n = cells.len();
     let mut include_noops = include_noops;
@@ -276,13 +287,13 @@ fn ability_uses(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Acti
         }
         for &actor in &actors[..count] {
             uses.clear();
-            layout_abilities(deck, cells, actor, &mut uses);
+            layout_abilities(deck, cells, layout, actor, &mut uses);
             let via = (actor != g).then_some(actor as u8);
             for &(arg, new) in &uses {
                 let act = Action::Ability { module: g as u8, via, arg };
                 match new {
                     None => {
-                        let mut s2 = s.clone();
+                        let mut s2 = *s;
                         s2.spent = spent;
                         if draw_one(deck, &mut s2) || keep_noop {
                             out.push((act, s2));
@@ -305,13 +316,15 @@ fn ability_uses(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Acti
 /// Every legal action with the state after it (mission checks included), in the
 /// Python engine's order.
 pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, State)> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(64);
     if s.status != Status::Playing {
         return out;
     }
     let cells = s.cells();
-    for (idx, &c) in s.hand.iter().enumerate() {
-        if s.hand[..idx].contains(&c) {
+    // where each module alone may go: asked by moves, Motor, Brain and Coil alike
+    let layout = Layout::new(cells);
+    for (idx, &c) in s.hand.as_slice().iter().enumerate() {
+        if s.hand.as_slice()[..idx].contains(&c) {
             continue;
         }
         let matched = deck.cards[c as usize].movement.matches(cells);
@@ -328,7 +341,7 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
         let mut moves = Vec::new();
         for i in 0..cells.len() {
             moves.clear();
-            module_moves(deck, cells, s.spent, i, &mut moves);
+            module_moves(deck, cells, s.spent, i, &layout, &mut moves);
             for &(dir, dist, new) in &moves {
                 let mut s2 = s.with_cells(&new[..cells.len()]);
                 s2.points -= 1;
@@ -341,7 +354,7 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
         }
     }
     let first_ability = out.len();
-    ability_uses(deck, s, include_noops, &mut out);
+    ability_uses(deck, s, &layout, include_noops, &mut out);
     for (_, s2) in &mut out[first_ability..] {
         check_mission(deck, s2);
     }

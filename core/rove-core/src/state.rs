@@ -4,7 +4,87 @@ use crate::deck::MAX_MODULES;
 use crate::grid::Cell;
 
 /// A card, as its index in the deck.
-pub type CardId = u16;
+pub type CardId = u8;
+
+/// The most cards a deck may have for the core (larger decks stay on the Python path).
+pub const MAX_CARDS: usize = 40;
+
+/// An ordered list of cards (a hand or a pile) held inline, so that a state is a plain
+/// value: copying one allocates nothing.  Slots past `len` stay zero, so the derived
+/// equality and hash see only the cards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cards {
+    len: u8,
+    items: [CardId; MAX_CARDS - 1],
+}
+
+impl Default for Cards {
+    fn default() -> Self {
+        Cards { len: 0, items: [0; MAX_CARDS - 1] }
+    }
+}
+
+impl Cards {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The cards of a slice; None when it holds more than a list can.
+    pub fn from_slice(cards: &[CardId]) -> Option<Self> {
+        let mut out = Cards::new();
+        if cards.len() > out.items.len() {
+            return None;
+        }
+        out.items[..cards.len()].copy_from_slice(cards);
+        out.len = cards.len() as u8;
+        Some(out)
+    }
+
+    pub fn as_slice(&self) -> &[CardId] {
+        &self.items[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn push(&mut self, c: CardId) {
+        self.items[self.len as usize] = c;
+        self.len += 1;
+    }
+
+    /// Take the first card (the top of a draw pile).
+    pub fn take_first(&mut self) -> Option<CardId> {
+        if self.len == 0 {
+            return None;
+        }
+        let first = self.items[0];
+        let n = self.len as usize;
+        self.items.copy_within(1..n, 0);
+        self.items[n - 1] = 0;
+        self.len -= 1;
+        Some(first)
+    }
+
+    /// Drop every copy of card `c`.
+    pub fn remove(&mut self, c: CardId) {
+        let mut kept = Cards::new();
+        for &x in self.as_slice() {
+            if x != c {
+                kept.push(x);
+            }
+        }
+        *self = kept;
+    }
+
+    pub fn contains(&self, c: CardId) -> bool {
+        self.as_slice().contains(&c)
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
@@ -19,19 +99,19 @@ pub enum Status {
 ///
 /// `card` is the current movement card (`None`: none, or a bare budget); `points` the
 /// points left on it.  `draw` is top first, `discard` bottom first.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub cells: [Cell; MAX_MODULES],
     pub n: u8,
     pub spent: u32,
-    pub hand: Vec<CardId>,
-    pub draw: Vec<CardId>,
-    pub discard: Vec<CardId>,
+    pub hand: Cards,
+    pub draw: Cards,
+    pub discard: Cards,
     pub card: Option<CardId>,
     pub points: i32,
     pub mission: Option<CardId>,
     pub done: i32,
-    pub completed: Vec<CardId>,
+    pub completed: Cards,
     pub status: Status,
     /// `goal: mission` (else `goal: game`).
     pub goal_mission: bool,
@@ -49,7 +129,7 @@ impl State {
 
     /// This state with another layout (same length).
     pub fn with_cells(&self, cells: &[Cell]) -> State {
-        let mut s = self.clone();
+        let mut s = *self;
         s.cells[..cells.len()].copy_from_slice(cells);
         s
     }

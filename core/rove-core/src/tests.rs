@@ -10,7 +10,7 @@ use crate::grid::{pack, Cell};
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::canonical_key;
 use crate::rules::{successors, useful_successors};
-use crate::state::{AbilityArg, Action, State, Status};
+use crate::state::{AbilityArg, Action, Cards, State, Status};
 
 fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
     dirs.iter().map(|&dir| Arrow { kind, dir }).collect()
@@ -55,7 +55,7 @@ fn deck(missions: &[&str]) -> Deck {
     Deck::new(modules, cards, 2, Rules::default()).expect("a deck")
 }
 
-fn state(cells: &[(i32, i32)], spent: u32, points: i32, mission: u16) -> State {
+fn state(cells: &[(i32, i32)], spent: u32, points: i32, mission: u8) -> State {
     let mut packed = [0 as Cell; MAX_MODULES];
     for (i, &(x, y)) in cells.iter().enumerate() {
         packed[i] = pack(x, y);
@@ -64,14 +64,14 @@ fn state(cells: &[(i32, i32)], spent: u32, points: i32, mission: u16) -> State {
         cells: packed,
         n: cells.len() as u8,
         spent,
-        hand: vec![],
-        draw: vec![],
-        discard: vec![],
+        hand: Cards::new(),
+        draw: Cards::new(),
+        discard: Cards::new(),
         card: None,
         points,
         mission: Some(mission),
         done: 0,
-        completed: vec![],
+        completed: Cards::new(),
         status: Status::Playing,
         goal_mission: true,
     }
@@ -123,7 +123,7 @@ fn a_star_finds_the_proven_optimum() {
     let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
     assert_eq!(Some(points), reference_optimum(&d, &s));
     // replaying the plan reaches the goal
-    let mut cur = s.clone();
+    let mut cur = s;
     for (a, _) in &plan {
         cur = successors(&d, &cur, false).into_iter().find(|(b, _)| b == a).expect("a legal step").1;
     }
@@ -133,8 +133,8 @@ fn a_star_finds_the_proven_optimum() {
 /// Fewest points to the goal by 0-1 breadth-first search over whole states (moves cost
 /// a point, everything else nothing): no heuristic, no keys, no pruning.
 fn reference_optimum(d: &Deck, s: &State) -> Option<i32> {
-    let mut queue = std::collections::VecDeque::from([(s.clone(), 0)]);
-    let mut best = std::collections::HashMap::from([(s.clone(), 0)]);
+    let mut queue = std::collections::VecDeque::from([(*s, 0)]);
+    let mut best = std::collections::HashMap::from([(*s, 0)]);
     while let Some((x, g)) = queue.pop_front() {
         if best[&x] < g {
             continue;
@@ -147,7 +147,7 @@ fn reference_optimum(d: &Deck, s: &State) -> Option<i32> {
             if best.get(&y).is_some_and(|&old| old <= g2) {
                 continue;
             }
-            best.insert(y.clone(), g2);
+            best.insert(y, g2);
             if a.is_move() {
                 queue.push_back((y, g2));
             } else {
@@ -188,11 +188,11 @@ fn keys_ignore_translation_and_hand_order() {
     let a = state(&[(0, 0), (1, 0), (2, 0)], 0, 1, 0);
     let mut b = state(&[(5, -3), (6, -3), (7, -3)], 0, 1, 0);
     assert_eq!(canonical_key(&a, true), canonical_key(&b, true));
-    let mut a2 = a.clone();
-    a2.hand = vec![1, 0];
-    b.hand = vec![0, 1];
+    let mut a2 = a;
+    a2.hand = Cards::from_slice(&[1, 0]).unwrap();
+    b.hand = Cards::from_slice(&[0, 1]).unwrap();
     assert_eq!(canonical_key(&a2, false), canonical_key(&b, false));
-    b.draw = vec![2];
+    b.draw = Cards::from_slice(&[2]).unwrap();
     assert_ne!(canonical_key(&a2, true), canonical_key(&b, true));
 }
 
@@ -201,8 +201,7 @@ fn bonus_play_dominates_the_base_play() {
     // the layout is a row of three, so each card's bonus pattern matches
     let d = deck(&["B\n#\n#", "S\n#"]);
     let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
-    s.hand = vec![1];
-    s.draw = vec![];
+    s.hand = Cards::from_slice(&[1]).unwrap();
     let plays: Vec<_> = useful_successors(&d, &s).into_iter().map(|(a, _)| a).collect();
     assert_eq!(plays, vec![Action::Play { card: 1, bonus: true }]);
     let all: Vec<_> = successors(&d, &s, false).into_iter().map(|(a, _)| a).collect();
@@ -215,8 +214,7 @@ fn whole_deals_are_won_or_proven_lost() {
     let d = deck(&["B S", "S\nB"]);
     let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0, 0, 1);
     s.goal_mission = false;
-    s.hand = vec![];
-    s.draw = vec![0];
+    s.draw = Cards::from_slice(&[0]).unwrap();
     // "S above B": from B S M, abilities free
     let mut budget = Budget::new(u64::MAX);
     let mut deepest = Deepest::default();
@@ -224,7 +222,7 @@ fn whole_deals_are_won_or_proven_lost() {
     let plan = got.plan.expect("winnable");
     assert!(!plan.is_empty());
     // nothing to play and nothing left to use: lost, and proven so by both searches
-    let mut stuck = s.clone();
+    let mut stuck = s;
     stuck.spent = 0b111;
     for strategy in [Strategy::Greedy, Strategy::Deepening, Strategy::Portfolio] {
         let mut budget = Budget::new(u64::MAX);

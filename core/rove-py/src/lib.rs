@@ -22,7 +22,7 @@ use rove_core::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pa
 use rove_core::game::{self, Deepest, Strategy};
 use rove_core::heuristic::{points_obtainable, Heuristic};
 use rove_core::rules::{reveal_check, successors as core_successors};
-use rove_core::state::{AbilityArg, Action, State, Status};
+use rove_core::state::{AbilityArg, Action, Cards, State, Status, MAX_CARDS};
 
 /// A compiled deck, built once per solve.
 #[pyclass(frozen, module = "rove._core", name = "Deck")]
@@ -115,8 +115,8 @@ impl PyDeck {
 
 // ----------------------------------------------------------------------------- states
 
-fn opt_card(v: i32) -> Option<u16> {
-    (v >= 0).then_some(v as u16)
+fn opt_card(v: i32) -> Option<u8> {
+    (v >= 0).then_some(v as u8)
 }
 
 /// A state from the tuple `rove.solve.core.state_tuple` makes:
@@ -139,12 +139,12 @@ fn state_from(t: &Bound<'_, PyTuple>, deck: &Deck) -> PyResult<State> {
         other => return Err(PyValueError::new_err(format!("unknown status {other}"))),
     };
     let cards = deck.cards.len();
-    let card_list = |i: usize| -> PyResult<Vec<u16>> {
-        let v: Vec<u16> = t.get_item(i)?.extract()?;
+    let card_list = |i: usize| -> PyResult<Cards> {
+        let v: Vec<u8> = t.get_item(i)?.extract()?;
         if v.iter().any(|&c| c as usize >= cards) {
             return Err(PyValueError::new_err("a card index is out of range"));
         }
-        Ok(v)
+        Cards::from_slice(&v).ok_or_else(|| PyValueError::new_err("a pile holds more cards than the core handles"))
     };
     let card = opt_card(t.get_item(5)?.extract()?);
     let mission = opt_card(t.get_item(7)?.extract()?);
@@ -178,14 +178,14 @@ fn state_to(py: Python<'_>, s: &State) -> PyObject {
     let items: Vec<PyObject> = vec![
         PyTuple::new_bound(py, s.cells()).into_any().unbind(),
         s.spent.into_py(py),
-        PyTuple::new_bound(py, &s.hand).into_any().unbind(),
-        PyTuple::new_bound(py, &s.draw).into_any().unbind(),
-        PyTuple::new_bound(py, &s.discard).into_any().unbind(),
+        PyTuple::new_bound(py, s.hand.as_slice()).into_any().unbind(),
+        PyTuple::new_bound(py, s.draw.as_slice()).into_any().unbind(),
+        PyTuple::new_bound(py, s.discard.as_slice()).into_any().unbind(),
         s.card.map_or(-1, i32::from).into_py(py),
         s.points.into_py(py),
         s.mission.map_or(-1, i32::from).into_py(py),
         s.done.into_py(py),
-        PyTuple::new_bound(py, &s.completed).into_any().unbind(),
+        PyTuple::new_bound(py, s.completed.as_slice()).into_any().unbind(),
         status.into_py(py),
         s.goal_mission.into_py(py),
     ];
@@ -291,6 +291,23 @@ fn successors(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>, include
         .collect())
 }
 
+/// Generate every successor of each state `rounds` times inside the core and return
+/// how many were made: the benchmarks' measure of the core's own generation rate,
+/// without the cost of handing states to Python.
+#[pyfunction]
+fn generate_all(py: Python<'_>, deck: &PyDeck, states: Vec<Bound<'_, PyTuple>>, rounds: u32) -> PyResult<u64> {
+    let states = states.iter().map(|t| state_from(t, &deck.inner)).collect::<PyResult<Vec<_>>>()?;
+    Ok(py.allow_threads(|| {
+        let mut made = 0u64;
+        for _ in 0..rounds {
+            for s in &states {
+                made += core_successors(&deck.inner, s, false).len() as u64;
+            }
+        }
+        made
+    }))
+}
+
 /// A state after its own mission's reveal check (for tests of the card flow).
 #[pyfunction]
 fn revealed(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<PyObject> {
@@ -387,9 +404,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDeck>()?;
     m.add_function(wrap_pyfunction!(successors, m)?)?;
     m.add_function(wrap_pyfunction!(revealed, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_all, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(solve_mission, m)?)?;
     m.add_function(wrap_pyfunction!(solve_game, m)?)?;
     m.add("MAX_MODULES", MAX_MODULES)?;
+    m.add("MAX_CARDS", MAX_CARDS)?;
     Ok(())
 }

@@ -53,7 +53,7 @@ def parse_mix(text: str) -> dict[str, int]:
         name = name.strip()
         if name not in KIND_ORDER:
             raise ValueError(f"unknown puzzle kind {name!r}; use {', '.join(KIND_ORDER)} "
-                             "(e.g. {DEFAULT_MIX})")
+                             f"(e.g. {DEFAULT_MIX})")
         if not sep:
             raise ValueError(f"'{part}' needs a weight, like {name}:50")
         try:

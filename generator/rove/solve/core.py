@@ -37,7 +37,7 @@ def available(deck: Deck | None = None) -> bool:
     """Whether the core is built, switched on, and handles this deck."""
     if _core is None or os.environ.get("ROVE_CORE", "1") == "0":
         return False
-    return deck is None or deck.n <= _core.MAX_MODULES
+    return deck is None or (deck.n <= _core.MAX_MODULES and len(deck.card_ids) <= _core.MAX_CARDS)
 
 
 def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> list[tuple[int, int, int]]:
