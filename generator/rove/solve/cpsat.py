@@ -30,8 +30,20 @@ takes also from reveals and post-completion draws (one each per mission left).
 Objective: ``points * W1 + cards * W2 + abilities`` with ``W2`` > any ability count and
 ``W1`` > any weighted card count, i.e. lexicographic (points, cards, abilities), the
 order the search engine uses.  Parameters: ``num_workers=2`` (the machines this runs
-on), ``max_time_in_seconds`` from the time limit, a fixed ``random_seed`` so a run is
-reproducible.
+on), ``max_time_in_seconds`` from the time limit, a fixed ``random_seed``.
+
+Reproducible budgets
+====================
+A wall-clock limit stops the solver wherever it has got to on that machine under that
+load, so the same call can answer ``unknown`` on a busy machine and prove the answer on an
+idle one.  ``solve(..., deterministic_time=T)`` instead bounds the work: CP-SAT's
+``max_deterministic_time`` (a weighted count of its operations, one unit meant to be
+about a second) over all its calls for the position, and the search hint gets a node
+budget (``hint_nodes``, default ``HINT_NODES``) instead of a share of the clock.  With it
+the engine runs one worker unless ``workers`` says otherwise: one worker with a fixed
+``random_seed`` follows one search path, so the verdict is the same on any machine; with
+more workers CP-SAT's threads race and only a proof (OPTIMAL or INFEASIBLE) is
+reproducible.  Without ``deterministic_time`` and ``workers`` nothing changes.
 """
 
 from __future__ import annotations
@@ -52,6 +64,8 @@ WORKERS = 2
 SUBSOLVERS = ("no_lp", "objective_lb_search_no_lp")
 #: share of the time limit the search hint may use, and its cap in seconds
 HINT_SHARE, HINT_CAP = 0.25, 30.0
+#: nodes the search hint may expand when the solve has a deterministic budget
+HINT_NODES = 20_000
 #: horizons above this are refused as too large to be useful
 MAX_HORIZON = 60
 
@@ -97,12 +111,13 @@ def mission_bounds(deck: Deck, s: State) -> Bounds:
     return Bounds(moves, len(s.hand) + takes, abilities, takes, tuple(sorted(universe)))
 
 
-def _search_hint(pos: Position, seconds: float) -> tuple[list[Action] | None, bool]:
-    """A plan from the search engine within ``seconds`` (None if none), and whether the
-    search proved the mission impossible."""
+def _search_hint(pos: Position, seconds: float | None, nodes: int | None = None,
+                 ) -> tuple[list[Action] | None, bool]:
+    """A plan from the search engine within ``seconds`` and ``nodes`` (None: no such
+    limit), or None if none, and whether the search proved the mission impossible."""
     from .search import solve as solve_search
 
-    r = solve_search(pos, time_limit=seconds)
+    r = solve_search(pos, time_limit=seconds, max_nodes=nodes)
     if r.status == SOLVED and r.plan is not None:
         return list(r.plan), False
     return None, r.status == UNSOLVABLE
@@ -132,15 +147,31 @@ def _cut_at_goal(deck: Deck, start: State, plan: list[Action]) -> list[Action]:
 
 
 def solve(pos: Position, time_limit: float | None = None, optimal: bool = False, *,
-          hint: bool = True, seed: int = SEED, log: bool = False) -> SolveResult:
+          hint: bool = True, seed: int = SEED, log: bool = False,
+          deterministic_time: float | None = None, workers: int | None = None,
+          hint_nodes: int | None = None) -> SolveResult:
     """Solve a position with the CP-SAT model; the plan is replayed before returning.
 
     ``hint``: first give the search engine a short slice and use its plan as the model's
     solution hint and as a bound on the points (it is replayed, so the bound is sound).
     For ``goal: mission`` the answer is optimal when CP-SAT proves it; ``optimal`` matters
     for ``goal: game`` only (then the fewest points are sought, as with the search engine).
+
+    ``deterministic_time``: a budget in CP-SAT's deterministic time for the whole solve
+    (see "Reproducible budgets" in the module docstring); the hint search then stops
+    after ``hint_nodes`` nodes (default ``HINT_NODES``) rather than after a share of the
+    clock.  ``workers``: CP-SAT's ``num_workers`` (default ``WORKERS``, or 1 with a
+    deterministic budget).  ``time_limit`` still applies when given with them, and a run
+    it cuts short is not reproducible.
     """
-    t0 = time.monotonic()
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if deterministic_time is not None and deterministic_time < 0:
+        raise ValueError(f"deterministic_time must not be negative, not {deterministic_time}")
+    budget = _Budget(time_limit, deterministic_time,
+                     workers if workers is not None else 1 if deterministic_time is not None
+                     else WORKERS)
+    t0 = budget.t0
     deck = Deck(pos.spec, pos.rules)
     start = state_from_position(deck, pos)
     rules = pos.rules.to_dict()
@@ -163,22 +194,54 @@ def solve(pos: Position, time_limit: float | None = None, optimal: bool = False,
     if deck.n < 2:
         return result(UNKNOWN, reason="the CP-SAT model needs at least two modules")
     if pos.goal == "mission":
-        return _solve_mission(pos, deck, start, time_limit, hint, seed, log, t0, result)
-    return _solve_game(pos, deck, start, time_limit, optimal, seed, log, t0, result)
+        return _solve_mission(pos, deck, start, budget, hint, hint_nodes, seed, log, result)
+    return _solve_game(pos, deck, start, budget, optimal, seed, log, result)
 
 
-def _remaining(time_limit: float | None, t0: float) -> float | None:
-    if time_limit is None:
-        return None
-    return max(0.01, time_limit - (time.monotonic() - t0))
+class _Budget:
+    """The limits of one solve: wall-clock seconds and CP-SAT deterministic time (None:
+    no such limit), and the CP-SAT workers."""
+
+    def __init__(self, time_limit: float | None, deterministic_time: float | None,
+                 workers: int) -> None:
+        self.t0 = time.monotonic()
+        self.time_limit = time_limit
+        self.deterministic_time = deterministic_time
+        self.workers = workers
+        self.dtime_spent = 0.0
+
+    def seconds_left(self) -> float | None:
+        if self.time_limit is None:
+            return None
+        return max(0.01, self.time_limit - (time.monotonic() - self.t0))
+
+    def dtime_left(self) -> float | None:
+        if self.deterministic_time is None:
+            return None
+        return max(0.0, self.deterministic_time - self.dtime_spent)
+
+    def reached(self) -> bool:
+        """Whether a limit is used up (checked before each CP-SAT call)."""
+        if self.time_limit is not None and time.monotonic() - self.t0 >= self.time_limit:
+            return True
+        return self.deterministic_time is not None and self.dtime_spent >= self.deterministic_time
+
+    @property
+    def limit(self) -> str:
+        """The limit that can have stopped the solve, for the reasons given."""
+        if self.deterministic_time is None:
+            return "time limit"
+        if self.time_limit is None:
+            return "deterministic time budget"
+        return "time limit or deterministic time budget"
 
 
-def _run(model: Any, time_limit: float | None, seed: int, log: bool) -> tuple[Any, int]:
+def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
     p = solver.parameters
-    p.num_workers = WORKERS
+    p.num_workers = budget.workers
     p.random_seed = seed
     # Planning models are proof-bound clause problems: the LP relaxation of the one-hot
     # layout is weak and slow, so both workers run without it, one improving solutions
@@ -189,15 +252,19 @@ def _run(model: Any, time_limit: float | None, seed: int, log: bool) -> tuple[An
     p.use_lns = False
     p.use_feasibility_jump = False
     p.cp_model_probing_level = 0
-    if time_limit is not None:
-        p.max_time_in_seconds = time_limit
+    seconds, dtime = budget.seconds_left(), budget.dtime_left()
+    if seconds is not None:
+        p.max_time_in_seconds = seconds
+    if dtime is not None:
+        p.max_deterministic_time = dtime
     p.log_search_progress = log
     status = solver.solve(model.m)
+    budget.dtime_spent += solver.deterministic_time
     return solver, status
 
 
-def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | None, hint: bool,
-                   seed: int, log: bool, t0: float, result: Any) -> SolveResult:
+def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hint: bool,
+                   hint_nodes: int | None, seed: int, log: bool, result: Any) -> SolveResult:
     """Optimal plan for the mission.
 
     With a known plan of ``P`` points (the search hint) one model with at most ``P``
@@ -215,9 +282,15 @@ def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | 
     known: list[Action] | None = None
     hint_seconds = 0.0
     if hint:
-        slice_ = min(HINT_CAP, HINT_SHARE * time_limit) if time_limit else HINT_CAP
+        time_limit = budget.time_limit
+        slice_: float | None = min(HINT_CAP, HINT_SHARE * time_limit) if time_limit else HINT_CAP
+        nodes = hint_nodes
+        if budget.deterministic_time is not None:
+            # a reproducible solve: nodes bound the hint, the clock only when it is given
+            slice_ = min(HINT_CAP, HINT_SHARE * time_limit) if time_limit is not None else None
+            nodes = HINT_NODES if hint_nodes is None else hint_nodes
         t_hint = time.monotonic()
-        known, _ = _search_hint(pos, slice_)
+        known, _ = _search_hint(pos, slice_, nodes)
         hint_seconds = time.monotonic() - t_hint
     budgets = ([min(bounds.moves, plan_cost(known)[0])] if known is not None
                else list(range(bounds.moves + 1)))
@@ -229,12 +302,12 @@ def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | 
         stats["horizon"] = horizon
         if horizon == 0:
             continue  # no action at all: nothing completes the mission (it did not match)
-        if time_limit is not None and time.monotonic() - t0 >= time_limit:
+        if budget.reached():
             if known is not None:
-                return result(SOLVED, known, False, "time limit reached; plan from the search "
-                              "hint, not proven optimal", stats)
-            return result(UNKNOWN, reason=f"time limit reached (no plan has fewer than {moves} "
-                          "points)", stats=stats)
+                return result(SOLVED, known, False, f"{budget.limit} reached; plan from the "
+                              "search hint, not proven optimal", stats)
+            return result(UNKNOWN, reason=f"{budget.limit} reached (no plan has fewer than "
+                          f"{moves} points)", stats=stats)
         if horizon > MAX_HORIZON:
             if known is not None:
                 return result(SOLVED, known, False, f"horizon {horizon} is too large for the model; "
@@ -249,9 +322,10 @@ def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | 
             model.m.add(model.cost <= model.cost_value(*plan_cost(known)))
         stats["model"] = {"variables": len(model.m.proto.variables),
                           "constraints": len(model.m.proto.constraints)}
-        solver, status = _run(model, _remaining(time_limit, t0), seed, log)
+        solver, status = _run(model, budget, seed, log)
         stats["status"] = solver.status_name(status)
         stats["cpsat_seconds"] += solver.wall_time
+        stats["cpsat_dtime"] = budget.dtime_spent
         stats["move_budgets"].append(moves)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             plan = _cut_at_goal(deck, start, model.decode(solver))
@@ -261,9 +335,9 @@ def _solve_mission(pos: Position, deck: Deck, start: State, time_limit: float | 
                 raise AssertionError("cpsat model bug: infeasible although a replayed plan fits")
             continue
         if known is not None:
-            return result(SOLVED, known, False, "time limit reached; plan from the search hint, "
-                          "not proven optimal", stats)
-        return result(UNKNOWN, reason="time limit reached", stats=stats)
+            return result(SOLVED, known, False, f"{budget.limit} reached; plan from the search "
+                          "hint, not proven optimal", stats)
+        return result(UNKNOWN, reason=f"{budget.limit} reached", stats=stats)
     return result(UNSOLVABLE, reason="" if stats["move_budgets"] else "no action is possible",
                   stats=stats)
 
@@ -289,8 +363,8 @@ def game_bounds(deck: Deck, s: State) -> Bounds:
     return Bounds(moves, plays, abilities, takes, tuple(sorted(universe)))
 
 
-def _solve_game(pos: Position, deck: Deck, start: State, time_limit: float | None, optimal: bool,
-                seed: int, log: bool, t0: float, result: Any) -> SolveResult:
+def _solve_game(pos: Position, deck: Deck, start: State, budget: _Budget, optimal: bool,
+                seed: int, log: bool, result: Any) -> SolveResult:
     """A whole game over a horizon that holds every winning plan, so INFEASIBLE proves the
     deal unwinnable.  Practical only for small custom specs (few modules and cards)."""
     from ortools.sat.python import cp_model
@@ -310,12 +384,13 @@ def _solve_game(pos: Position, deck: Deck, start: State, time_limit: float | Non
                       min_actions=1, objective=optimal)
     stats["model"] = {"variables": len(model.m.proto.variables),
                       "constraints": len(model.m.proto.constraints)}
-    solver, status = _run(model, _remaining(time_limit, t0), seed, log)
+    solver, status = _run(model, budget, seed, log)
     stats["status"] = solver.status_name(status)
     stats["cpsat_seconds"] = solver.wall_time
+    stats["cpsat_dtime"] = budget.dtime_spent
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         plan = _cut_at_goal(deck, start, model.decode(solver))
         return result(SOLVED, plan, optimal and status == cp_model.OPTIMAL, stats=stats)
     if status == cp_model.INFEASIBLE:
         return result(UNSOLVABLE, stats=stats)
-    return result(UNKNOWN, reason="time limit reached", stats=stats)
+    return result(UNKNOWN, reason=f"{budget.limit} reached", stats=stats)
