@@ -243,6 +243,7 @@ def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
     p = solver.parameters
     p.num_workers = budget.workers
     p.random_seed = seed
+    p.catch_sigint_signal = False  # Ctrl-C reaches Python, which stops the run (exit 130)
     # Planning models are proof-bound clause problems: the LP relaxation of the one-hot
     # layout is weak and slow, so both workers run without it, one improving solutions
     # and one raising the objective's lower bound.  LNS and feasibility jump find
