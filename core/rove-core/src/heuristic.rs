@@ -7,8 +7,14 @@
 //! `D - (those abilities left)` points remain.  No action lowers the bound by more than
 //! the points it costs, which keeps A* with duplicate detection exact.
 
-use crate::deck::{Ability, ArrowKind, Deck};
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::deck::{Ability, ArrowKind, Deck, MAX_MODULES};
 use crate::grid::{unpack, Cell, NB};
+use crate::key::translation;
 use crate::state::State;
 
 /// Move-distance tables reach this far in each axis; offsets beyond count as 1.
@@ -20,9 +26,18 @@ const UNREACHED: u8 = u8::MAX;
 /// Fewest moves that carry a module by each offset on an empty grid.
 type Table = [[u8; SIDE]; SIDE];
 
+/// The estimate depends on the layout up to translation, the spent set and the
+/// mission only, and searches meet the same ones again and again (card plays and draws
+/// leave them unchanged), so estimates are kept, up to this many.
+const MEMO_CAP: usize = 2_000_000;
+
+/// The layout up to translation (a byte per coordinate), the spent set, the mission.
+type MemoKey = ([u8; 2 * MAX_MODULES], u32, u8);
+
 pub struct Heuristic {
     /// Per module: [distances while active (it may flip first), distances while spent].
     dist: Vec<[Table; 2]>,
+    memo: RefCell<FxHashMap<MemoKey, (i32, i32)>>,
 }
 
 impl Heuristic {
@@ -56,7 +71,7 @@ impl Heuristic {
                 [merged, spent]
             })
             .collect();
-        Heuristic { dist }
+        Heuristic { dist, memo: RefCell::new(FxHashMap::default()) }
     }
 
     fn lookup(&self, module: usize, side: usize, off: Cell) -> i32 {
@@ -83,6 +98,29 @@ impl Heuristic {
         let Some(mission) = s.mission else {
             return (0, 0);
         };
+        let shift = translation(s);
+        let mut cells = [0u8; 2 * MAX_MODULES];
+        for (i, &c) in s.cells().iter().enumerate() {
+            let (x, y) = unpack(c - shift);
+            if x > 255 || y > 255 {
+                return self.compute(deck, s, mission); // too spread out for the memo's key
+            }
+            (cells[2 * i], cells[2 * i + 1]) = (x as u8, y as u8);
+        }
+        let key = (cells, s.spent, mission);
+        if let Some(&got) = self.memo.borrow().get(&key) {
+            return got;
+        }
+        let got = self.compute(deck, s, mission);
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() >= MEMO_CAP {
+            memo.clear();
+        }
+        memo.insert(key, got);
+        got
+    }
+
+    fn compute(&self, deck: &Deck, s: &State, mission: u8) -> (i32, i32) {
         let pat = &deck.cards[mission as usize].mission;
         let (fill, anyuse) = abilities_left(deck, s.spent);
         let cells = s.cells();
@@ -90,8 +128,9 @@ impl Heuristic {
         let has_named = i32::from(!pat.all_named.is_empty());
         let far_defect = size.max(has_named);
         let mut best = (size - fill).max(has_named - anyuse).max(0);
-        let mut candidates: Vec<(i32, i32)> = vec![(best, far_defect)];
-        let mut seen: Vec<Cell> = Vec::with_capacity(cells.len() * pat.occupied.len());
+        let mut candidates: SmallVec<[(i32, i32); 32]> = SmallVec::new();
+        candidates.push((best, far_defect));
+        let mut seen: SmallVec<[Cell; 64]> = SmallVec::new();
         for &c in cells {
             for &o in &pat.occupied {
                 let base = c - o;
