@@ -220,3 +220,19 @@ def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
             if plan is not None:
                 assert replay(p, plan).final.status == WON
     assert verdicts == {"greedy": {True, False}, "deepening": {True, False}}
+
+
+def test_a_deck_copy_with_other_points_compiles_its_own_points() -> None:
+    """The core compiles the engine's own tables, so the book's base-points-only copy of
+    a deck (``analyse.without_bonus``, a shallow copy made after the original was
+    compiled) plays with base points in the core too."""
+    from rove.book.analyse import without_bonus
+
+    spec = load_spec("standard")
+    deck = Deck(spec)
+    start = state_from_position(deck, deal(spec, 0))
+    core.successors(deck, start)  # compiles and keeps the original
+    base_only = without_bonus(deck)
+    for d in (deck, base_only):
+        assert core.successors(d, start) == engine_successors(d, start, False)
+    assert core.successors(base_only, start) != core.successors(deck, start)

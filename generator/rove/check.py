@@ -47,8 +47,8 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 BARE_BUDGET = 99  # points of the bare budget for mission costs from the starts: never binding
 MAX_STARTS = 720  # arrangements tried when --starts is not given (all of them for 6 modules)
 DEFAULT_DEALS = 100
-DEFAULT_NODE_LIMIT = 200_000
-DEFAULT_MISSION_NODE_LIMIT = 20_000
+DEFAULT_NODE_LIMIT = 2_000_000
+DEFAULT_MISSION_NODE_LIMIT = 200_000
 DEFAULT_TIME_LIMIT = 600.0
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"

@@ -51,7 +51,7 @@ from .grade import Features, score, stars
 
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
               "campaign": "Campaign"}
-MAX_N = 7  # largest optimum a Mission in N may have
+MAX_N = 8  # largest optimum a Mission in N may have
 HAND_SLACK = 2  # a hand's bonus points exceed the bare optimum by at most this
 HAND_TRIES = 4  # hands tried per layout
 HAND_MIN_CARDS = 2  # a hand puzzle's solution plays at least this many cards
@@ -62,9 +62,9 @@ class Settings:
     """Search bounds.  Node limits make results deterministic; the time limit (seconds per
     solve) is only a safety net on slow machines."""
 
-    mission_nodes: int = 1500
-    check_nodes: int = 3000       # all the follow-up proofs of one candidate together
-    deal_nodes: int = 5000
+    mission_nodes: int = 40_000
+    check_nodes: int = 80_000     # all the follow-up proofs of one candidate together
+    deal_nodes: int = 200_000
     time_limit: float | None = 30.0
     spec_ref: str = "standard"
 

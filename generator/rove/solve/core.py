@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,7 @@ from ..spec import ABILITIES, ANY, ARROW_KINDS, EMPTY, Pattern
 try:
     from .. import _core
 except ImportError:  # a source tree without the built extension: the Python path only
-    _core = None
+    _core = None  # type: ignore[assignment]
 
 _STATUS = (PLAYING, WON, LOST, GOAL)
 _STATUS_CODE = {s: i for i, s in enumerate(_STATUS)}
@@ -44,27 +45,35 @@ def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> list[tuple[int, i
     return [(x, y, -1 if v == ANY else -2 if v == EMPTY else index[v]) for (x, y), v in pattern.cells]
 
 
+_DECKS: weakref.WeakKeyDictionary[Deck, tuple[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
 def core_deck(deck: Deck) -> Any:
-    """The core's compiled deck for ``deck`` (built once, kept on the deck)."""
-    got = getattr(deck, "_core_deck", None)
-    if got is None:
-        modules = [
-            (ABILITIES.index(m.ability),
-             [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][0]],
-             [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][1]])
-            for i, m in enumerate(deck.modules)
-        ]
-        cards = [
-            (c.movement.points, c.movement.bonus, _pattern_cells(c.mission.pattern, deck.index),
-             _pattern_cells(c.movement.pattern, deck.index))
-            for c in deck.spec.cards
-        ]
-        rules = deck.rules
-        got = _core.Deck(modules, cards, deck.missions_to_win,
-                         (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
-                          rules.gripper_target == "active_only"))
-        deck._core_deck = got  # type: ignore[attr-defined]
-    return got
+    """The core's compiled deck for ``deck``, built from the engine's own tables (so a
+    deck copy with other points, like the book's base-points-only deck, compiles as it
+    plays) and kept while the deck lives and its tables stay the same."""
+    fingerprint = (deck.base, deck.bonus, deck.rules, deck.missions_to_win,
+                   tuple(p.pattern for p in deck.mission_pat), tuple(p.pattern for p in deck.move_pat))
+    cached = _DECKS.get(deck)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    modules = [
+        (ABILITIES.index(m.ability),
+         [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][0]],
+         [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][1]])
+        for i, m in enumerate(deck.modules)
+    ]
+    cards = [
+        (deck.base[c], deck.bonus[c], _pattern_cells(deck.mission_pat[c].pattern, deck.index),
+         _pattern_cells(deck.move_pat[c].pattern, deck.index))
+        for c in range(len(deck.card_ids))
+    ]
+    rules = deck.rules
+    compiled = _core.Deck(modules, cards, deck.missions_to_win,
+                          (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
+                           rules.gripper_target == "active_only"))
+    _DECKS[deck] = (fingerprint, compiled)
+    return compiled
 
 
 def state_tuple(s: State) -> tuple[Any, ...]:
@@ -101,7 +110,7 @@ def successors(deck: Deck, s: State, include_noops: bool = False) -> list[tuple[
 
 def estimate(deck: Deck, s: State) -> tuple[int, int, int]:
     """(points needed, abilities at that many points, points obtainable), from the core."""
-    return tuple(_core.estimate(core_deck(deck), state_tuple(s)))  # type: ignore[return-value]
+    return _core.estimate(core_deck(deck), state_tuple(s))
 
 
 def _seconds_left(deadline: float) -> float | None:
