@@ -130,7 +130,7 @@ def spec_input(spec_arg: str) -> Path:
 def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
     """How a written position names its spec: bundled names stay names, paths are made
     relative to the folder of the file being written (CONTRACT: paths inside files)."""
-    from .spec import resolve_spec_ref, BUNDLED_DIR
+    from .spec import BUNDLED_DIR, resolve_spec_ref
 
     path = resolve_spec_ref(spec_arg)
     if path.resolve().parent == BUNDLED_DIR and path.stem == spec_arg:
@@ -221,8 +221,10 @@ class Engine(str, Enum):
 @handles_input_errors
 def solve(
     position: Annotated[Path, typer.Argument(help="Position YAML (goal: game or mission).")],
-    engine: Annotated[Engine, typer.Option(help="search: exact A*/depth-first; cpsat: the OR-Tools model.")] = Engine.search,
-    time_limit: Annotated[float | None, typer.Option(help="Seconds; when reached the answer is 'unknown' (exit 3).", min=0)] = None,
+    engine: Annotated[Engine, typer.Option(help="search: exact A*/depth-first; "
+                                                "cpsat: the OR-Tools model.")] = Engine.search,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds; when reached the answer is 'unknown' (exit 3).",
+                                                     min=0)] = None,
     optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -241,7 +243,8 @@ def solve(
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        from .replay import describe_state, replay as run_replay
+        from .replay import describe_state
+        from .replay import replay as run_replay
 
         typer.echo(f"{result.status} ({result.engine}, goal {result.goal}, "
                    f"{result.seconds:.2f} s, {result.nodes} nodes)")
@@ -267,12 +270,17 @@ def check(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")],
     deals: Annotated[int, typer.Option(help=f"Random deals per difficulty (at most {MAX_DEALS:,}).",
                                        min=0, max=MAX_DEALS)] = 100,
-    difficulty: Annotated[str, typer.Option(help="Comma-separated: normal,hard,impossible.")] = "normal,hard,impossible",
+    difficulty: Annotated[str, typer.Option(help="Comma-separated: "
+                                                 "normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
-    node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.", min=1)] = 200_000,
-    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 20_000,
-    time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve stopped by it makes the run timing-dependent.", min=0)] = 600.0,
-    starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (default all, at most 720; 0 skips).", min=0)] = None,
+    node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.",
+                                            min=1)] = 2_000_000,
+    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 200_000,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve "
+                                                          "stopped by it makes the run timing-dependent.",
+                                                     min=0)] = 600.0,
+    starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (default all, "
+                                                    "at most 720; 0 skips).", min=0)] = None,
     jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
                                                   "1 runs in this process).", min=1)] = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
@@ -332,7 +340,8 @@ def replay(
     """Replay a plan step by step through the rules engine; say where and why it breaks."""
     from .actions import load_plan
     from .position import load_position
-    from .replay import describe_state, replay as run_replay
+    from .replay import describe_state
+    from .replay import replay as run_replay
 
     pos = load_position(position)
     actions = load_plan(plan)
@@ -382,8 +391,8 @@ def cards(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
     output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/cards.pdf"),
     paper: Annotated[Paper, typer.Option(help="Paper size.")] = Paper.a4,
-    layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: "
-                                                    "fronts and backs side by side; fronts: no backs.")] = CardLayout.duplex,
+    layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: fronts and "
+                                                    "backs side by side; fronts: no backs.")] = CardLayout.duplex,
     bleed: Annotated[float, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = 0.0,
     card: Annotated[CardSize, typer.Option(help="Card size.")] = CardSize.poker,
     png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,

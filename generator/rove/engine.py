@@ -21,8 +21,8 @@ millions of layouts; ``pack``/``unpack`` convert at the edges.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -394,9 +394,9 @@ def ability_result(deck: Deck, cells: tuple[int, ...], actor: int, action: Actio
         a, b = module_arg(action.swap[0], "two modules"), module_arg(action.swap[1], "two modules")
         if a == b:
             raise IllegalAction("a swap needs two different modules")
-        new = list(cells)
-        new[a], new[b] = cells[b], cells[a]
-        return tuple(new)
+        swapped = list(cells)
+        swapped[a], swapped[b] = cells[b], cells[a]
+        return tuple(swapped)
     if ability == "motor":
         if action.target is None or action.dir is None or action.swap or action.to:
             raise IllegalAction(f"{code}'s ability is a shift: '{code} shift X DIR'")

@@ -507,7 +507,7 @@ class RoveModel:
         else:
             (ax, ay) = next(c for c, v in cells if v == ANY)
             anchors = [(j, ax, ay) for j in range(self.n)]
-        options = []
+        options: list[Lit] = []
         self._match_options[t, key[0], key[1]] = options
         for j, ax, ay in anchors:
             if half and t > 0:
@@ -713,17 +713,17 @@ class RoveModel:
 
         # ---- new cells: constant displacements plus enforced ones
         for j in range(n):
-            base_x = X[j] + sum(self.as_int(l) * v for l, v in const_dx[j])
-            base_y = Y[j] + sum(self.as_int(l) * v for l, v in const_dy[j])
+            base_x = X[j] + sum(self.as_int(lit) * v for lit, v in const_dx[j])
+            base_y = Y[j] + sum(self.as_int(lit) * v for lit, v in const_dy[j])
             if not var_fx[j]:
                 m.add(X1[j] == base_x)
                 m.add(Y1[j] == base_y)
                 continue
-            for l, nx, ny in var_fx[j]:
+            for lit, nx, ny in var_fx[j]:
                 if nx is not None:
-                    m.add(X1[j] == nx).only_enforce_if(self.lit(l))
-                    m.add(Y1[j] == ny).only_enforce_if(self.lit(l))
-            still = [self.lit(self.neg(l)) for l, _, _ in var_fx[j] if l is not True]
+                    m.add(X1[j] == nx).only_enforce_if(self.lit(lit))
+                    m.add(Y1[j] == ny).only_enforce_if(self.lit(lit))
+            still = [self.lit(self.neg(lit)) for lit, _, _ in var_fx[j] if lit is not True]
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
 
@@ -1017,7 +1017,7 @@ class RoveModel:
             eqy: dict[tuple[int, int], Any] = {}
 
             def eq(store: dict[tuple[int, int], Any], P: list[Any], tau: Any, i: int, off: int,
-                   axis: str) -> Any:
+                   axis: str, t: int = t) -> Any:
                 got = store.get((i, off))
                 if got is None:
                     got = store[i, off] = m.new_bool_var(f"tau{axis}{t}_{self.codes[i]}_{off}")
@@ -1089,9 +1089,9 @@ class RoveModel:
                     need = max(holes, blocks)
                     worst = max(worst, need)
                     rows.append((X, Y, need))
-            need = self.m.new_int_var(0, worst, f"need_{self.codes[j]}")
-            self.m.add_allowed_assignments([self.X[T][j], self.Y[T][j], need], rows)
-            self.m.add(fills >= need).only_enforce_if(self.lit(opt))
+            need_var = self.m.new_int_var(0, worst, f"need_{self.codes[j]}")
+            self.m.add_allowed_assignments([self.X[T][j], self.Y[T][j], need_var], rows)
+            self.m.add(fills >= need_var).only_enforce_if(self.lit(opt))
 
     def _objective(self, minimize: bool) -> None:
         """Points, then cards, then abilities, as one weighted sum (minimised when asked;
@@ -1165,12 +1165,15 @@ class RoveModel:
             if t < len(plan):
                 a = plan[t]
                 if a.act == "move":
+                    assert a.module is not None and a.dir is not None and a.dist is not None
                     chosen.append(st.moves.get((idx[a.module], a.dir, a.dist), False))
                 elif a.act == "play":
+                    assert a.card is not None
                     c = cidx[a.card]
                     bonus = a.bonus if a.bonus is not None else self.deck.move_pat[c].matches(states[t].cells)
                     chosen.append(st.plays.get((c, bonus), False))
                 else:
+                    assert a.module is not None
                     g = idx[a.module]
                     actor = idx[a.via] if a.via else g
                     chosen.append(st.uses.get((g, actor), False))
@@ -1178,6 +1181,7 @@ class RoveModel:
                         p, q = sorted((idx[a.swap[0]], idx[a.swap[1]]))
                         chosen.append(st.swaps.get((p, q), False))
                     elif a.dir:
+                        assert a.target is not None
                         chosen.append(st.shifts.get((idx[a.target], a.dir), False))
                     elif a.target and a.to:
                         cell = unpack(states[t].cells[actor])

@@ -35,6 +35,10 @@ INF = 1 << 30
 GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
 GREEDY_SHARE = 0.25  # and this share of the node limit
 
+#: a child to try: sort key (group, points needed, is ability, is play, order), action, state,
+#: cost (a move costs a point)
+_Child = tuple[int, int, bool, bool, int, Action, State, bool]
+
 
 class _GameSearch:
     def __init__(self, deck: Deck, budget: Budget, progress: Callable[[int], None] | None,
@@ -94,7 +98,7 @@ class _GameSearch:
         if self.lost.get(key, -1) >= cap:
             return None
         self.budget.tick()
-        children = []
+        children: list[_Child] = []
         for a, s2 in _useful_successors(self.deck, s):
             cost = a.act == "move"
             if cost > cap:
@@ -131,7 +135,7 @@ class _GameSearch:
         self.budget.tick()
         if s.done > self.best_done:
             self._deepest(s)
-        children = []
+        children: list[_Child] = []
         for a, s2 in _useful_successors(self.deck, s):
             cost = a.act == "move"
             if cost > allowance:

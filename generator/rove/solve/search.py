@@ -25,15 +25,15 @@ from ..engine import (
     GOAL,
     LOST,
     PLAYING,
+    STRIDE,
     WON,
     CompiledPattern,
     Deck,
     State,
+    pack,
     state_from_position,
     successors,
-    pack,
     unpack,
-    STRIDE,
 )
 from ..position import Position
 from ..replay import verify_plan
@@ -86,7 +86,7 @@ class Heuristic:
         self.deck = deck
         self._ability_counts: dict[int, tuple[int, int]] = {}
         self._pats: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], int]] = {}
-        self._memo: dict[tuple[tuple[int, ...], int, int], int] = {}
+        self._memo: dict[tuple[tuple[int, ...], int, int], tuple[int, int]] = {}
         self._side_tables: dict[int, tuple[dict[int, int], ...]] = {}
         self.max_bonus = max(deck.bonus) if deck.bonus else 0
         self._draws: dict[int, int] = {}
@@ -304,7 +304,7 @@ def _useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
     so while the piles hold fewer cards than the Sensor draws left, both plays are kept."""
     out = []
     for a, s2 in successors(deck, s):
-        if (a.act == "play" and a.bonus is False
+        if (a.act == "play" and a.bonus is False and a.card is not None
                 and deck.move_pat[deck.card_index[a.card]].matches(s.cells)
                 and len(s.draw) + len(s.discard) >= sensor_draws_left(deck, s.spent)):
             continue
@@ -406,9 +406,9 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
     steps: list[tuple[Action, int]] = [(goal_action, goal_shift)]  # type: ignore[list-item]
     k = goal_parent
     while k is not None:
-        pk, a, shift = parents[k]
-        if a is not None:
-            steps.append((a, shift))
+        pk, step, shift = parents[k]
+        if step is not None:
+            steps.append((step, shift))
         k = pk
     steps.reverse()
     plan, goal_state = _rebase(deck, start, steps)

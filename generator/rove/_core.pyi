@@ -1,0 +1,82 @@
+"""Types of ``rove._core``, the compiled search core (core/rove-py/src/lib.rs).
+
+``rove.solve.core`` converts at the boundary: it compiles a ``rove.engine.Deck`` into a
+``Deck``, passes states as ``StateTuple`` values and turns the ``ActionTuple`` values
+that come back into ``rove.actions.Action`` values.
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeAlias, final
+
+__all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
+           "MAX_MODULES", "MAX_CARDS"]
+
+# The aliases below are names for the stub only (the module does not define them).
+#: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
+#: goal is mission): cells packed, cards as indices, card and mission -1 for none, status
+#: an index into (playing, won, lost, goal).
+StateTuple: TypeAlias = tuple[
+    tuple[int, ...], int, tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int, int, int,
+    tuple[int, ...], int, bool,
+]
+#: (act, module, card, bonus, dir, dist, via, target, swap, to): module and card indices,
+#: direction indices, ``to`` a packed cell; None where a field does not apply.
+ActionTuple: TypeAlias = tuple[
+    Literal["play", "move", "ability"], int | None, int | None, bool | None, int | None, int | None,
+    int | None, int | None, tuple[int, int] | None, int | None,
+]
+#: (arrow kind, direction)
+Arrow: TypeAlias = tuple[int, int]
+#: (x, y, what): what is a module index, -1 any, -2 must be empty
+PatternCell: TypeAlias = tuple[int, int, int]
+#: "limit": the node limit, the time limit or the table size was reached
+Status: TypeAlias = Literal["solved", "unsolvable", "limit"]
+
+MAX_MODULES: int
+MAX_CARDS: int
+
+@final
+class Deck:
+    """A compiled deck, built once per solve."""
+
+    def __new__(
+        cls,
+        modules: Sequence[tuple[int, Sequence[Arrow], Sequence[Arrow]]],
+        cards: Sequence[tuple[int, int, Sequence[PatternCell], Sequence[PatternCell]]],
+        missions_to_win: int,
+        rules: tuple[bool, bool, bool],
+    ) -> Deck:
+        """modules: (ability, active arrows, spent arrows); cards: (base, bonus, mission
+        cells, movement cells); rules: (auto_complete_on_reveal, recycle when_empty,
+        gripper_target active_only)."""
+
+def successors(
+    deck: Deck, state: StateTuple, include_noops: bool = False
+) -> list[tuple[ActionTuple, StateTuple]]:
+    """Every legal action and the state after it, in the Python engine's order."""
+
+def revealed(deck: Deck, state: StateTuple) -> StateTuple:
+    """A state after its own mission's reveal check."""
+
+def generate_all(deck: Deck, states: Sequence[StateTuple], rounds: int) -> int:
+    """Generate every successor of each state ``rounds`` times; how many were made."""
+
+def estimate(deck: Deck, state: StateTuple) -> tuple[int, int, int]:
+    """(points needed, abilities at that many points, points obtainable)."""
+
+def solve_mission(
+    deck: Deck, state: StateTuple, max_points: int | None, max_nodes: int, seconds: float | None = None
+) -> tuple[Status, list[tuple[ActionTuple, int]] | None, int]:
+    """A* for the cheapest plan completing the current mission: (status, steps as
+    (action, translation), nodes)."""
+
+def solve_game(
+    deck: Deck,
+    state: StateTuple,
+    strategy: str,
+    max_nodes: int,
+    seconds: float | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[Status, list[ActionTuple] | None, bool, int, int, int]:
+    """The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest):
+    (status, plan, optimal, nodes, deepest done, deepest mission; -1 for none)."""
