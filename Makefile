@@ -34,7 +34,7 @@ lint: setup
 	$(BIN)/mypy
 
 ## The whole test suite: the core's own tests, the linters, then pytest on both cores.
-test: setup
+test: setup lint
 	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
