@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import time
@@ -39,10 +38,9 @@ try:
 except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
-from rove.deal import deal  # noqa: E402
-from rove.engine import PLAYING, Deck, State, state_from_position, successors  # noqa: E402
+from rove.engine import Deck, State, successors  # noqa: E402
 from rove.position import Position  # noqa: E402
-from rove.puzzles import bare_budget_puzzle  # noqa: E402
+from rove.puzzles import bare_budget_puzzle, playing_states  # noqa: E402
 from rove.solve import core  # noqa: E402
 from rove.solve.result import SolveResult  # noqa: E402
 from rove.solve.search import solve  # noqa: E402
@@ -50,22 +48,9 @@ from rove.spec import load_spec  # noqa: E402
 
 
 def positions(spec_ref: str, count: int, seed: int) -> tuple[Deck, list[State]]:
+    """``count`` playing states with a legal action (``rove.puzzles.playing_states``)."""
     spec = load_spec(spec_ref)
-    deck = Deck(spec)
-    rng = random.Random(seed)
-    states: list[State] = []
-    n = 0
-    while len(states) < count:
-        s = state_from_position(deck, deal(spec, seed * 100_000 + n))
-        n += 1
-        for _ in range(rng.randrange(0, 41)):
-            succ = [x for x in successors(deck, s) if x[1].status == PLAYING]
-            if not succ:
-                break
-            s = rng.choice(succ)[1]
-        if s.status == PLAYING:
-            states.append(s)
-    return deck, states
+    return Deck(spec), playing_states(spec, count, seed)
 
 
 def generation(spec_ref: str, count: int, seconds: float) -> None:

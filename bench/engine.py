@@ -34,32 +34,17 @@ except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
 from rove.actions import Action  # noqa: E402
-from rove.deal import deal  # noqa: E402
-from rove.engine import PLAYING, Deck, State, apply, state_from_position, successors  # noqa: E402
+from rove.engine import Deck, State, apply, successors  # noqa: E402
+from rove.puzzles import playing_states  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
 BASELINE = ROOT / "bench" / "baseline-engine.json"
 
 
 def positions(spec_ref: str, count: int, seed: int) -> tuple[Deck, list[State]]:
-    """``count`` playing states with a legal action: deals advanced by 0..40 random
-    legal actions."""
+    """``count`` playing states with a legal action (``rove.puzzles.playing_states``)."""
     spec = load_spec(spec_ref)
-    deck = Deck(spec)
-    rng = random.Random(seed)
-    states: list[State] = []
-    n = 0
-    while len(states) < count:
-        s = state_from_position(deck, deal(spec, seed * 100_000 + n))
-        n += 1
-        for _ in range(rng.randrange(0, 41)):
-            succ = [x for x in successors(deck, s) if x[1].status == PLAYING]
-            if not succ:
-                break
-            s = rng.choice(succ)[1]
-        if s.status == PLAYING and any(True for _ in successors(deck, s)):
-            states.append(s)
-    return deck, states
+    return Deck(spec), playing_states(spec, count, seed)
 
 
 def timed(loop: Callable[[], int], seconds: float) -> float:

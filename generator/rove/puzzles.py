@@ -57,3 +57,20 @@ def bare_budget_puzzle(spec: Spec, seed: int, spent: int, budget: int = 8,
     mission = deck.card_ids[rng.choice(unmatched)]
     return replace(p, goal="mission", mission=mission, current=Current(None, budget), hand=(),
                    draw=(), discard=(), missions_done=0, completed=())
+
+
+def playing_states(spec: Spec, count: int, seed: int) -> list[State]:
+    """``count`` states of ongoing games with a legal action: fresh deals advanced by
+    0..40 random legal actions (the benchmarks' positions; the same seed gives the same
+    states)."""
+    deck = Deck(spec)
+    rng = random.Random(seed)
+    states: list[State] = []
+    n = 0
+    while len(states) < count:
+        s = state_from_position(deck, deal(spec, seed * 100_000 + n))
+        n += 1
+        s = random_play(deck, s, rng, rng.randrange(0, 41))
+        if s.status == PLAYING and any(True for _ in successors(deck, s)):
+            states.append(s)
+    return states
