@@ -21,18 +21,20 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from rove.actions import Action, load_plan
 from rove.book import analyse
-from rove.book.build import parse_mix, split_count, star_quotas
+from rove.book.build import measured, parse_mix, spec_copy, split_count, star_quotas
 from rove.book.grade import EASIER_WHEN_LARGER, HARDER_WHEN_LARGER, Features, score, stars
 from rove.cli import app
 from rove.engine import Deck, state_from_position
 from rove.position import Current, load_position, parse_position
 from rove.replay import replay
 from rove.solve.search import Budget, solve, solve_mission
+from rove.spec import BUNDLED_DIR, bundled_names, load_spec
 
 ARGS = ["--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]
 NOTATION = ["play c02+", "B E2", "L swap B C", "M shift S NE", "B place G 2,-1", "C to 3,1",
@@ -174,8 +176,11 @@ def test_pdf_is_byte_identical_across_runs(made: Path, tmp_path: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes() == (made / "book.pdf").read_bytes()
-    for f in (made / "ex").iterdir():
-        assert (tmp_path / "ex" / f.name).read_bytes() == f.read_bytes()
+    files = sorted(f.relative_to(made / "ex") for f in (made / "ex").rglob("*") if f.is_file())
+    assert files == sorted(f.relative_to(tmp_path / "ex") for f in (tmp_path / "ex").rglob("*")
+                           if f.is_file())
+    for f in files:
+        assert (tmp_path / "ex" / f).read_bytes() == (made / "ex" / f).read_bytes()
 
 
 def test_letter_paper(made: Path) -> None:
@@ -263,6 +268,197 @@ def test_campaign_pages(campaign_book: Path) -> None:
     assert "budget" in page and "Solution p." in page
     sol = "\n".join(text[text.index(page) + 1:])  # the solutions follow the puzzle page
     assert "Mission 1," in sol and "Measured:" in sol and "trap" in sol
+
+
+# --------------------------------------------------------------------------- every kind in one book
+
+MIXED = ["--count", "5", "--mix", "mission:2,hand:1,deal:1,campaign:1", "--seed", "2"]
+#: a Python value printed where a number or a word belongs
+PYTHON_WORDS = re.compile(r"\b(False|True|None|nan)\b")
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A book with every kind of puzzle (Mission in N, hand puzzle, verified deal, campaign)."""
+    root = tmp_path_factory.mktemp("mixed")
+    result = runner.invoke(app, ["book", *MIXED, "-o", str(root / "book.pdf"),
+                                 "--export-dir", str(root / "ex")])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_pdf_text_holds_no_python_values(mixed: Path, made: Path, campaign_book: Path) -> None:
+    """Issue #15: a verified deal once said "the game solver examined False positions"."""
+    text = "\n".join(pdf_text(str(mixed / "book.pdf")))
+    for title in ("Mission in", "Hand puzzle", "Verified deal", "Campaign of"):
+        assert title in text, title  # every kind is in the book
+    assert "Measured:" in text
+    for book in (mixed, made, campaign_book):
+        for n, page in enumerate(pdf_text(str(book / "book.pdf")), 1):
+            found = PYTHON_WORDS.findall(page)
+            assert not found, (book.name, n, found, page)
+
+
+def test_measured_leaves_out_what_is_not_a_number(mixed: Path) -> None:
+    """A flag, None or nan where a count belongs is left out of the solutions' words."""
+    from rove.book.generate import Puzzle
+
+    pos = load_position(mixed / "ex" / "02-deal.yaml")
+    plan = tuple(load_plan(mixed / "ex" / "02-deal.plan.json"))
+    for kind in ("mission", "hand", "deal", "campaign"):
+        bad = Features(points=None, cards=False, abilities=True, first_moves=None,  # type: ignore[arg-type]
+                       branching=float("nan"), greedy=None, nodes=False, hand_size=None,  # type: ignore[arg-type]
+                       wrong_plays=None, plays=True, traps=None)  # type: ignore[arg-type]
+        legs = ((pos, plan),) if kind == "campaign" else ()
+        for score_ in (float("nan"), 3.0):
+            p = Puzzle(kind, pos, plan, bad, score_, 3, (kind,), kind, legs=legs)
+            words = "; ".join(measured(p))
+            assert not PYTHON_WORDS.search(words), (kind, words)
+        good = measured(replace(p, features=Features(points=3, cards=1, abilities=1, nodes=1234,
+                                                     hand_size=4, branching=9)))
+        assert any("1234" in w for w in good) or kind == "campaign", (kind, good)
+
+
+def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
+    """Every position names a copy of its spec inside the export (never a bundled name),
+    the copy of the book's spec is its file byte for byte, and every puzzle solves and
+    replays through the command line from a copy of the folder anywhere else."""
+    import shutil
+
+    ex = tmp_path / "elsewhere" / "ex"
+    shutil.copytree(mixed / "ex", ex)
+    assert sorted(p.name for p in (ex / "specs").iterdir()) == ["04-campaign.yaml", "standard.yaml"]
+    assert (ex / "specs" / "standard.yaml").read_bytes() == (BUNDLED_DIR / "standard.yaml").read_bytes()
+    assert load_spec(ex / "specs" / "standard.yaml") == load_spec("standard")
+    result = runner.invoke(app, ["validate", *(str(p) for p in sorted((ex / "specs").iterdir()))])
+    assert result.exit_code == 0 and result.output.count(": ok") == 2, result.output
+    positions = sorted(ex.glob("*.yaml"))
+    assert {p.stem.split("-")[1] for p in positions} == {"mission", "hand", "deal", "campaign"}
+    for y in positions:
+        ref = yaml.safe_load(y.read_text())["spec"]
+        assert ref not in bundled_names() and ref.startswith("specs/") and (ex / ref).is_file(), (y.name, ref)
+        assert ref == ("specs/04-campaign.yaml" if "campaign" in y.name else "specs/standard.yaml")
+        plan = y.with_name(y.stem + ".plan.json")
+        result = runner.invoke(app, ["solve", str(y), "--json"])
+        assert result.exit_code == 0, (y.name, result.output)
+        solved = json.loads(result.stdout)
+        assert solved["status"] == "solved", y.name
+        if "deal" not in y.name:  # a mission's optimum is the book's solution's cost
+            assert solved["points"] == sum(a.act == "move" for a in load_plan(plan)), y.name
+        result = runner.invoke(app, ["replay", str(y), str(plan), "--json"])
+        assert result.exit_code == 0, (y.name, result.output)
+        assert json.loads(result.stdout)["goal_reached"] is True, y.name
+
+
+def test_spec_copy_is_the_file_or_a_whole_dump(tmp_path: Path) -> None:
+    text, verbatim = spec_copy(load_spec("standard"))
+    assert verbatim and text.encode("utf-8") == (BUNDLED_DIR / "standard.yaml").read_bytes()
+    # a spec with an include does not stand alone: the copy is a dump of the whole spec
+    data = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text())
+    (tmp_path / "mods.yaml").write_text(yaml.safe_dump({"format": data["format"],
+                                                        "modules": data["modules"]}))
+    top = tmp_path / "my deck.yaml"
+    top.write_text(yaml.safe_dump({"format": data["format"], "name": data["name"],
+                                   "missions_to_win": data["missions_to_win"],
+                                   "include": "mods.yaml", "cards": data["cards"]}))
+    spec = load_spec(top)
+    text, verbatim = spec_copy(spec)
+    assert not verbatim and "include" not in yaml.safe_load(text)
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "copy.yaml").write_text(text)
+    assert load_spec(tmp_path / "alone" / "copy.yaml") == spec
+    # and through the command line: the export names specs/my-deck.yaml, which solves alone
+    ex = tmp_path / "ex"
+    result = runner.invoke(app, ["book", "--spec", str(top), "--count", "1", "--mix", "mission:1",
+                                 "--seed", "3", "-o", str(tmp_path / "b.pdf"), "--export-dir", str(ex)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (ex / "specs").iterdir()) == ["my-deck.yaml"]
+    (tmp_path / "mods.yaml").unlink()  # the export needs nothing outside it
+    assert yaml.safe_load((ex / "01-mission.yaml").read_text())["spec"] == "specs/my-deck.yaml"
+    assert runner.invoke(app, ["solve", str(ex / "01-mission.yaml")]).exit_code == 0
+    assert runner.invoke(app, ["replay", str(ex / "01-mission.yaml"),
+                               str(ex / "01-mission.plan.json")]).exit_code == 0
+
+
+# --------------------------------------------------------------------------- the export folder
+
+QUICK = ["book", "--count", "1", "--mix", "mission:1", "--seed", "3"]
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_an_earlier_export_is_refused_without_force(tmp_path: Path) -> None:
+    ex = tmp_path / "ex"
+    first = runner.invoke(app, [*QUICK, "-o", str(tmp_path / "a.pdf"), "--export-dir", str(ex)])
+    assert first.exit_code == 0, first.output
+    before = _tree(ex)
+    again = runner.invoke(app, ["book", "--count", "30", "-o", str(tmp_path / "b.pdf"),
+                                "--export-dir", str(ex)])
+    assert again.exit_code == 2, again.output
+    assert "already holds files of an earlier export (01-mission.plan.json" in again.stderr
+    assert "--force" in again.stderr and "Traceback" not in again.output
+    assert not (tmp_path / "b.pdf").exists() and _tree(ex) == before
+    # an empty folder, or one with only other files, takes an export as before
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep")
+    result = runner.invoke(app, [*QUICK, "-o", str(other / "book.pdf"), "--export-dir", str(other)])
+    assert result.exit_code == 0, result.output
+    assert (other / "notes.txt").read_text() == "keep" and (other / "book.pdf").exists()
+
+
+def test_force_replaces_an_earlier_export_whole(tmp_path: Path) -> None:
+    ex = tmp_path / "ex"
+    first = runner.invoke(app, ["book", "--count", "2", "--mix", "mission:1,hand:1", "--seed", "3",
+                                "-o", str(ex / "book.pdf"), "--export-dir", str(ex)])
+    assert first.exit_code == 0, first.output
+    (ex / "specs" / "07-campaign.yaml").write_text("stale\n")
+    (ex / "notes.txt").write_text("old")
+    assert "02-hand.yaml" in _tree(ex) or "01-hand.yaml" in _tree(ex)
+    result = runner.invoke(app, [*QUICK, "-o", str(ex / "book.pdf"), "--export-dir", str(ex), "--force"])
+    assert result.exit_code == 0, result.output
+    assert sorted(_tree(ex)) == ["01-mission.plan.json", "01-mission.yaml", "book.pdf",
+                                 "specs/standard.yaml"]
+    fresh = tmp_path / "fresh"
+    result = runner.invoke(app, [*QUICK, "-o", str(fresh / "book.pdf"), "--export-dir", str(fresh)])
+    assert result.exit_code == 0, result.output
+    assert _tree(ex) == _tree(fresh)  # the same bytes as a first export
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ex", "fresh"]  # nothing staged is left
+
+
+def test_force_never_removes_the_input_spec(tmp_path: Path) -> None:
+    ex = tmp_path / "ex"
+    ex.mkdir()
+    spec = ex / "deck.yaml"
+    spec.write_bytes((BUNDLED_DIR / "standard.yaml").read_bytes())
+    result = runner.invoke(app, [*QUICK, "--spec", str(spec), "-o", str(tmp_path / "b.pdf"),
+                                 "--export-dir", str(ex), "--force"])
+    assert result.exit_code == 2, result.output
+    assert "input file" in result.stderr and spec.exists() and not (tmp_path / "b.pdf").exists()
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_pdf_and_export_dir_on_one_path_are_refused(tmp_path: Path, existing: bool) -> None:
+    x = tmp_path / "x"
+    if existing:
+        x.mkdir()
+    result = runner.invoke(app, [*QUICK, "-o", str(x), "--export-dir", str(x)])
+    assert result.exit_code == 2, result.output
+    assert "same path" in result.stderr or "not a folder" in result.stderr or "names a folder" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["x"] if existing else [])
+    if existing:
+        assert not any(x.iterdir())
+
+
+def test_pdf_over_a_file_of_the_export_is_refused(tmp_path: Path) -> None:
+    ex = tmp_path / "ex"
+    for name in ("01-mission.yaml", "specs/standard.yaml"):
+        result = runner.invoke(app, [*QUICK, "-o", str(ex / name), "--export-dir", str(ex)])
+        assert result.exit_code == 2, result.output
+        assert "a file of the export" in result.stderr
+        assert not ex.exists()
 
 
 # --------------------------------------------------------------------------- grades

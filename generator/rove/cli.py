@@ -424,6 +424,35 @@ def cards(
 # --------------------------------------------------------------------------- book
 
 
+def _check_export_dir(export_dir: Path, force: bool, inputs: list[Path]) -> bool:
+    """Refuse (InputError), before any work, an --export-dir that holds an earlier export
+    unless --force is given; with --force, one whose replacement would take the input spec
+    or the current folder with it, or whose parent takes no new folder.  Returns whether
+    the folder is to be replaced as a whole (it exists and is not empty, and --force)."""
+    from .book.build import earlier_export
+
+    old = earlier_export(export_dir)
+    if old and not force:
+        shown = ", ".join(old[:4]) + (f" and {len(old) - 4} more" if len(old) > 4 else "")
+        raise InputError.single(str(export_dir), None, (
+            f"--export-dir already holds files of an earlier export ({shown}); give a new or "
+            "empty folder, or add --force to replace its contents as a whole"))
+    if not force or not export_dir.is_dir() or not any(os.scandir(export_dir)):
+        return False
+    real = os.path.realpath(export_dir)
+    for what, path in [*(("the input file", p) for p in inputs), ("the current folder", Path.cwd())]:
+        if Path(os.path.relpath(os.path.realpath(path), real)).parts[:1] != (os.pardir,):
+            raise InputError.single(str(export_dir), None, (
+                f"--export-dir holds {what} {path}; --force would remove it with the folder's "
+                "old contents: give another folder"))
+    parent = os.path.dirname(real)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError.single(str(export_dir), None, (
+            f"--force: cannot replace the folder: cannot write into {parent} (permission "
+            "denied), where the new export is written before it takes the old one's place"))
+    return True
+
+
 @app.command()
 @handles_input_errors
 def book(
@@ -439,7 +468,10 @@ def book(
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
     output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
     export_dir: Annotated[Path | None, typer.Option(help="Also write every puzzle as NAME.yaml and its "
-                                                         "solution as NAME.plan.json here.")] = None,
+                                                         "solution as NAME.plan.json here, with the "
+                                                         "specs they use under specs/.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace the contents of an --export-dir that "
+                                                        "already holds an earlier export, as a whole.")] = False,
 ) -> None:
     """Verified puzzle book: generated puzzles, each proven by the solvers, graded 1-5 stars."""
     from dataclasses import replace as dc_replace
@@ -447,7 +479,14 @@ def book(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .book.build import DEFAULT_MIX, export_files, generate_book, parse_mix, render_book
+    from .book.build import (
+        DEFAULT_MIX,
+        ExportCheckFailed,
+        export_files,
+        generate_book,
+        parse_mix,
+        render_book,
+    )
     from .book.generate import KIND_NAMES, Settings
     from .spec import load_spec
 
@@ -459,10 +498,11 @@ def book(
         raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
     inputs = [spec_input(spec)]
     check_output(output, "-o", inputs=inputs)
+    replace_export = False
     if export_dir is not None:
         check_output(export_dir, "--export-dir", folder=True, inputs=inputs, others=[("-o", output)])
+        replace_export = _check_export_dir(export_dir, force, inputs)
     sp = load_spec(spec)
-    ref = spec_ref_for(spec, (export_dir / "puzzle.yaml") if export_dir else None)
     settings = dc_replace(Settings(), time_limit=time_limit)
     with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
@@ -479,20 +519,40 @@ def book(
                    "nothing written", err=True)
         raise typer.Exit(EXIT_FAIL)
     data = render_book(sp, puzzles, seed, paper)
-    files = export_files(puzzles, ref) if export_dir is not None else {}
+    try:
+        files = export_files(puzzles) if export_dir is not None else {}
+    except ExportCheckFailed as exc:  # pragma: no cover - a bug, never expected
+        typer.echo(f"book: {exc}; nothing written", err=True)
+        raise typer.Exit(EXIT_FAIL) from None
+    pdf_in_export = None  # the PDF's path inside the export folder, when -o puts it there
+    if export_dir is not None:
+        inside = Path(os.path.relpath(os.path.realpath(output), os.path.realpath(export_dir)))
+        if inside.parts and inside.parts[0] != os.pardir:
+            if any(name == inside.as_posix() or name.startswith(inside.as_posix() + "/")
+                   for name in files):
+                raise fail_input(f"book: -o {output} is {inside.as_posix()} of --export-dir "
+                                 f"{export_dir}, a file of the export; give another file name "
+                                 "(nothing was written)")
+            pdf_in_export = inside
     # the PDF and the export folder are written aside and put into place together at the
     # end: an error or Ctrl-C leaves neither half-written
     with Outputs() as out:
-        out.file(output, data)
         if export_dir is not None:
-            staging = out.folder(export_dir)
+            staging = out.folder(export_dir, replace=replace_export)
             for name, text in files.items():
                 target = staging / name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
+                target.write_text(text, encoding="utf-8", newline="")
+            if replace_export and pdf_in_export is not None:
+                # the old folder goes as a whole: the PDF goes into the new one
+                target = staging / pdf_in_export
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        if not (replace_export and pdf_in_export is not None):
+            out.file(output, data)
         out.commit()
     short = f" (only {len(puzzles)} of {count} could be proven)" if len(puzzles) < count else ""
-    typer.echo(f"wrote {output}: {len(puzzles)} puzzles{short}", err=True)
+    typer.echo(f"wrote {output}: {plural(len(puzzles), 'puzzle')}{short}", err=True)
     if export_dir is not None:
         typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)
 

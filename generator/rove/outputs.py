@@ -5,7 +5,8 @@ a regular file or a new path, never a folder, a device, a pipe or a socket, neve
 the command's own input files, and its folder must take new files.  The command then
 writes through ``Outputs``: each file goes to a temporary file beside it, each folder to
 a temporary folder, and ``commit`` renames them all into place at the end, with Ctrl-C
-held off for the few renames.  An error or Ctrl-C before that removes every temporary
+held off for the few renames (a folder written with ``replace`` is staged beside the old
+one and swapped in for it whole).  An error or Ctrl-C before that removes every temporary
 file, so no output is ever half-written and an existing file is replaced whole or kept.
 """
 
@@ -127,7 +128,7 @@ class Outputs:
 
     def __init__(self) -> None:
         self._files: list[tuple[Path, Path, Path]] = []  # (temporary, final, as named)
-        self._folders: list[tuple[Path, Path, Path]] = []
+        self._folders: list[tuple[Path, Path, Path, bool]] = []  # ... and whether it replaces
         self._made: list[Path] = []  # folders created for outputs, removed again if empty
         self._tag = f"rove-{os.getpid()}"
 
@@ -172,16 +173,20 @@ class Outputs:
         except OSError as exc:
             raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
 
-    def folder(self, path: Path) -> Path:
+    def folder(self, path: Path, replace: bool = False) -> Path:
         """A new temporary folder to write the files of folder ``path`` into; ``commit``
-        renames it into place (a new folder) or moves its files in (an existing one)."""
+        renames it into place (a new folder) or moves its files in (an existing one).
+
+        With ``replace`` an existing folder is replaced whole: the temporary folder is made
+        beside it and ``commit`` swaps the two, then removes the old one with everything
+        in it (so nothing of an earlier run is left among the new files)."""
         final = _real(path)
-        if final.is_dir():
+        if final.is_dir() and not replace:
             tmp = final / f".{self._tag}.tmp"
         else:
             self._mkdir(final.parent, path)
             tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
-        self._folders.append((tmp, final, path))
+        self._folders.append((tmp, final, path, replace))
         try:
             if tmp.exists():
                 shutil.rmtree(tmp)
@@ -196,9 +201,19 @@ class Outputs:
             try:
                 for tmp, final, _ in self._files:
                     os.replace(tmp, final)
-                for tmp, final, _ in self._folders:
+                for tmp, final, _, replace in self._folders:
                     if not final.exists():
                         os.rename(tmp, final)
+                        continue
+                    if replace:
+                        old = final.with_name(f".{final.name}.{self._tag}.old")
+                        os.rename(final, old)
+                        try:
+                            os.rename(tmp, final)
+                        except OSError:
+                            os.rename(old, final)
+                            raise
+                        shutil.rmtree(old, ignore_errors=True)
                         continue
                     for src in sorted(tmp.rglob("*")):
                         if src.is_dir():
@@ -218,7 +233,7 @@ class Outputs:
             for tmp, _, _ in self._files:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
-            for tmp, _, _ in self._folders:
+            for tmp, _, _, _ in self._folders:
                 shutil.rmtree(tmp, ignore_errors=True)
             for folder in reversed(self._made):
                 with contextlib.suppress(OSError):

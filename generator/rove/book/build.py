@@ -16,8 +16,13 @@ Adding a kind: a generator in ``generate`` returning ``Puzzle``, its name in
 
 from __future__ import annotations
 
+import math
+import os
+import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from ..actions import dumps_plan
 from ..position import dump_position, normalized_cells
@@ -189,49 +194,100 @@ def puzzle_name(number: int, p: Puzzle) -> str:
     return f"{number:02d}-{p.kind}"
 
 
+def puzzle_title(p: Puzzle) -> str:
+    """The puzzle's title as the book and the export print it (a deal without a
+    difficulty is just a verified deal, never "Verified deal (None)")."""
+    if p.kind == "deal" and not p.difficulty:
+        return "Verified deal"
+    return p.title
+
+
+def _count(value: object) -> int | None:
+    """``value`` as a whole number for the page, or None when it is not one: a bool (a
+    flag where a count belongs), None, nan, a fraction."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _said(words: dict[int, str], value: object) -> str | None:
+    """The words for a coded feature (``greedy``: 0, 1, 2), or None for anything else."""
+    n = _count(value)
+    return words.get(n) if n is not None else None
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def measured(p: Puzzle) -> tuple[str, ...]:
-    """The graded features, in words, for the solutions section."""
+    """The graded features, in words, for the solutions section.  A feature that is not a
+    number (a flag or None where a count belongs) is left out rather than printed."""
     f = p.features
+    n = {name: _count(getattr(f, name)) for name in (
+        "points", "cards", "abilities", "hand_size", "nodes", "traps", "wrong_plays", "plays",
+        "branching", "first_moves")}
+    score = (f"score {p.score:.1f}" if isinstance(p.score, (int, float)) and not isinstance(p.score, bool)
+             and math.isfinite(p.score) else None)
+    words: list[str | None] = []
     if p.kind == "deal":
-        return (f"winning line of {f.points} points, {f.cards} cards and {f.abilities} "
-                f"abilities", f"starting hand of {f.hand_size}",
-                f"the game solver examined {f.nodes} positions")
+        if n["points"] is not None and n["cards"] is not None and n["abilities"] is not None:
+            words.append(f"winning line of {_plural(n['points'], 'point')}, "
+                         f"{_plural(n['cards'], 'card')} and "
+                         f"{_plural(n['abilities'], 'ability', 'abilities')}")
+        if n["hand_size"]:
+            words.append(f"starting hand of {n['hand_size']}")
+        if n["nodes"] is not None:
+            words.append(f"the game solver examined {_plural(n['nodes'], 'position')}")
+        return tuple(w for w in words if w)
+    first_moves = (None if n["first_moves"] is None else "a unique optimal first move"
+                   if n["first_moves"] == 1 else "2 or more optimal first moves")
     if p.kind == "campaign":
-        costs = ", ".join(str(pos.current.points if pos.current else 0) for pos, _ in p.legs)
-        return (f"{len(p.legs)} missions costing {costs} points on the book's line "
-                "(each proven optimal from where the line leaves the layout, by CP-SAT and A*)",
-                f"{f.traps} trap{'s' if f.traps != 1 else ''} (missions after which some optimal "
-                "finish leaves the next one out of its budget)",
-                {0: "a greedy player completes them all", 1: "a greedy player gets stuck "
-                 "after the first mission", 2: "a greedy player fails the first mission"}[f.greedy],
-                "a unique optimal first move" if f.first_moves == 1 else "2 or more optimal first moves",
-                f"score {p.score:.1f}")
-    words = []
+        costs = [_count(pos.current.points) if pos.current else 0 for pos, _ in p.legs]
+        if all(c is not None for c in costs):
+            words.append(f"{len(p.legs)} missions costing {', '.join(map(str, costs))} points on "
+                         "the book's line (each proven optimal from where the line leaves the "
+                         "layout, by CP-SAT and A*)")
+        if n["traps"] is not None:
+            words.append(f"{_plural(n['traps'], 'trap')} (missions after which some optimal "
+                         "finish leaves the next one out of its budget)")
+        words.append(_said({0: "a greedy player completes them all", 1: "a greedy player gets "
+                            "stuck after the first mission", 2: "a greedy player fails the first "
+                            "mission"}, f.greedy))
+        words += [first_moves, score]
+        return tuple(w for w in words if w)
     if p.kind == "mission":
-        words.append(f"optimum {f.points} point{'s' if f.points != 1 else ''} (A*)")
-        words.append("a unique optimal first move" if f.first_moves == 1
-                     else "2 or more optimal first moves")
+        if n["points"] is not None:
+            words.append(f"optimum {_plural(n['points'], 'point')} (A*)")
+        words.append(first_moves)
     else:
-        words.append(f"best {f.points} point{'s' if f.points != 1 else ''} and {f.cards} "
-                     f"card{'s' if f.cards != 1 else ''} (A*)")
-        words.append(f"{f.wrong_plays} of {f.plays} opening card plays fail or cost more")
-        if f.bonus_needed:
+        if n["points"] is not None and n["cards"] is not None:
+            words.append(f"best {_plural(n['points'], 'point')} and {_plural(n['cards'], 'card')} (A*)")
+        if n["wrong_plays"] is not None and n["plays"] is not None:
+            words.append(f"{n['wrong_plays']} of {n['plays']} opening card plays fail or cost more")
+        if f.bonus_needed is True:
             words.append("a bonus is needed")
-    if f.abilities:
-        words.append(f"{f.abilities} abilit{'ies' if f.abilities != 1 else 'y'} needed")
-    words.append(f"{f.branching} actions at the start")
-    words.append({0: "a greedy player finds it", 1: "a greedy player overspends",
-                  2: "a greedy player gets stuck"}[f.greedy])
-    words.append(f"A* examined {f.nodes} positions")
-    words.append(f"score {p.score:.1f}")
-    return tuple(words)
+    if n["abilities"]:
+        words.append(f"{_plural(n['abilities'], 'ability', 'abilities')} needed")
+    if n["branching"] is not None:
+        words.append(f"{_plural(n['branching'], 'action')} at the start")
+    words.append(_said({0: "a greedy player finds it", 1: "a greedy player overspends",
+                        2: "a greedy player gets stuck"}, f.greedy))
+    if n["nodes"] is not None:
+        words.append(f"A* examined {_plural(n['nodes'], 'position')}")
+    words.append(score)
+    return tuple(w for w in words if w)
 
 
 def book_puzzles(puzzles: list[Puzzle]):  # -> list[BookPuzzle]
     """The puzzles as the PDF prints them (imports ReportLab)."""
     from ..pdf.book import BookPuzzle
 
-    return [BookPuzzle(number=i, name=puzzle_name(i, p), kind=p.kind, title=p.title,
+    return [BookPuzzle(number=i, name=puzzle_name(i, p), kind=p.kind, title=puzzle_title(p),
                        stars=p.stars, position=p.position, plan=p.plan, notes=p.notes,
                        measured=measured(p), difficulty=p.difficulty, legs=p.legs)
             for i, p in enumerate(puzzles, 1)]
@@ -266,34 +322,147 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5")
     return render_book_pdf(spec, book_puzzles(puzzles), info)
 
 
-def export_files(puzzles: list[Puzzle], spec_ref: str) -> dict[str, str]:
-    """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle.
+class ExportCheckFailed(RuntimeError):
+    """The export, read back from disk, is not what the book printed (a bug: never expected)."""
 
-    A campaign is written as one position and plan per mission, ``NAME-K.yaml`` and
+
+def _spec_file_name(spec: Spec, taken: set[str]) -> str:
+    """``specs/NAME.yaml`` for the book's spec: the name of the file it was read from
+    (``standard`` for the bundled deck), made safe, never one of the ``taken`` paths."""
+    stem = Path(spec.path).stem if spec.path else spec.name
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-.") or "deck"
+    name, k = f"specs/{base}.yaml", 1
+    while name in taken:
+        k += 1
+        name = f"specs/{base}-{k}.yaml"
+    return name
+
+
+def spec_copy(spec: Spec) -> tuple[str, bool]:
+    """The text of the spec file to ship with an export, and whether it is the spec's own
+    file byte for byte (True) or a dump of the spec (False).  The file is copied when it
+    stands alone (no ``include``) and, read back on its own, gives this very spec;
+    otherwise (includes, a file changed since it was read, a spec not read from a file)
+    the whole spec is dumped, which loads back equal."""
+    from ..errors import InputError
+    from ..spec import dump_spec, load_spec
+    from ..yamlio import load_yaml_text
+
+    if spec.path:
+        try:
+            raw = Path(spec.path).read_bytes()
+            text = raw.decode("utf-8")
+            data = load_yaml_text(text, spec.path)
+            if isinstance(data, dict) and "include" not in data:
+                with tempfile.TemporaryDirectory(prefix="rove-spec-") as tmp:
+                    copy = Path(tmp, "spec.yaml")
+                    copy.write_bytes(raw)
+                    if load_spec(copy) == spec:
+                        return text, True
+        except (OSError, UnicodeError, InputError):
+            pass
+    return dump_spec(spec, schema=None), False
+
+
+def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
+    """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle,
+    and under ``specs/`` the spec every position names, so the export stands alone.
+
+    The positions of Mission in N, hand puzzles and deals name a copy of the book's spec,
+    ``specs/NAME.yaml`` (``specs/standard.yaml`` for the bundled deck): the spec's file
+    byte for byte, or, for a spec with ``include``s, a dump of the whole spec.  A campaign
+    is written as one position and plan per mission, ``NAME-K.yaml`` and
     ``NAME-K.plan.json``, each naming the campaign's spec ``specs/NAME.yaml`` (the deck
-    with the generated missions, movement only; in a subfolder, so every YAML file at the
-    top is a position with its plan beside it); mission ``K+1`` starts where the plan of
-    ``K`` ends.  Layouts are already re-based so (0, 0) is the top-left, which is exactly
-    what ``dump_position`` writes, so the plan's cells match the file."""
+    with the generated missions, movement only); mission ``K+1`` starts where the plan of
+    ``K`` ends.  Specs live in a subfolder, so every YAML file at the top is a position
+    with its plan beside it.  Layouts are already re-based so (0, 0) is the top-left,
+    which is exactly what ``dump_position`` writes, so the plan's cells match the file.
+
+    Before returning, the files are written to a temporary folder and read back
+    (``check_export``); ExportCheckFailed if they do not give back the book's puzzles."""
     from ..spec import dump_spec
 
     out: dict[str, str] = {}
+    campaign_specs = {f"specs/{puzzle_name(i, p)}.yaml" for i, p in enumerate(puzzles, 1)
+                      if p.kind == "campaign"}
+    book_specs: list[tuple[Spec, str]] = []  # the spec of every other puzzle, and its copy
     for i, p in enumerate(puzzles, 1):
         name = puzzle_name(i, p)
         if p.kind == "campaign":
-            out[f"specs/{name}.yaml"] = (f"# Puzzle {i}: {p.title}: the deck with its generated "
-                                         "missions (movement only)\n"
+            out[f"specs/{name}.yaml"] = (f"# Puzzle {i}: {puzzle_title(p)}: the deck with its "
+                                         "generated missions (movement only)\n"
                                          + dump_spec(p.position.spec, schema=None))
             for k, (pos, plan) in enumerate(p.legs, 1):
-                title = f"Puzzle {i}: {p.title}, mission {k} of {len(p.legs)}"
+                title = f"Puzzle {i}: {puzzle_title(p)}, mission {k} of {len(p.legs)}"
                 out[f"{name}-{k}.yaml"] = dump_position(replace(pos, spec_ref=f"specs/{name}.yaml"),
                                                         title=title)
                 out[f"{name}-{k}.plan.json"] = dumps_plan(list(plan))
             continue
-        pos = replace(p.position, spec_ref=spec_ref)
+        ref = next((r for sp, r in book_specs if sp == p.position.spec), None)
+        if ref is None:
+            ref = _spec_file_name(p.position.spec, campaign_specs | {r for _, r in book_specs})
+            book_specs.append((p.position.spec, ref))
+            out[ref] = spec_copy(p.position.spec)[0]
+        pos = replace(p.position, spec_ref=ref)
         if normalized_cells(pos.cells) != pos.cells:  # pragma: no cover - generators re-base
             raise AssertionError(f"{name}: layout is not re-based to (0, 0)")
-        title = f"Puzzle {i}: {p.title}, {p.stars} star{'s' if p.stars != 1 else ''}"
+        title = f"Puzzle {i}: {puzzle_title(p)}, {p.stars} star{'s' if p.stars != 1 else ''}"
         out[f"{name}.yaml"] = dump_position(pos, title=title)
         out[f"{name}.plan.json"] = dumps_plan(list(p.plan))
+    out = dict(sorted(out.items()))
+    with tempfile.TemporaryDirectory(prefix="rove-export-") as tmp:
+        for rel, text in out.items():
+            target = Path(tmp, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8"))
+        check_export(Path(tmp), puzzles)
     return out
+
+
+def check_export(folder: Path, puzzles: list[Puzzle]) -> None:
+    """Read an export back from ``folder`` as ``rove solve`` and ``rove replay`` would:
+    every position loads (its spec found by the relative path it names, never a bundled
+    name) with the spec, layout and mission the book printed, every spec under ``specs/``
+    validates, and every plan replays to its goal.  Raises ExportCheckFailed."""
+    from ..actions import load_plan
+    from ..position import load_position
+    from ..replay import replay
+    from ..spec import load_spec
+
+    def fail(message: str) -> ExportCheckFailed:
+        return ExportCheckFailed(f"the export does not check: {message}")
+
+    for spec_file in sorted((folder / "specs").glob("*.yaml")):
+        load_spec(spec_file)  # validates (InputError)
+    for i, p in enumerate(puzzles, 1):
+        name = puzzle_name(i, p)
+        legs = ([(f"{name}-{k}", pos, plan) for k, (pos, plan) in enumerate(p.legs, 1)]
+                if p.kind == "campaign" else [(name, p.position, p.plan)])
+        for stem, want, plan in legs:
+            got = load_position(folder / f"{stem}.yaml")
+            spec_file = Path(got.spec_ref)
+            if spec_file.is_absolute() or spec_file.parts[:1] != ("specs",) or len(spec_file.parts) != 2:
+                raise fail(f"{stem}.yaml names the spec {got.spec_ref!r}, not a copy in specs/")
+            if got.spec != want.spec:
+                raise fail(f"{got.spec_ref} is not the spec of {stem}")
+            if (got.cells, got.spent, got.mission, got.hand, got.draw, got.current) != (
+                    want.cells, want.spent, want.mission, want.hand, want.draw, want.current):
+                raise fail(f"{stem}.yaml is not the position the book printed")
+            r = replay(got, load_plan(folder / f"{stem}.plan.json"))
+            if not (r.legal and r.goal_reached):
+                raise fail(f"{stem}.plan.json does not reach the goal of {stem}.yaml")
+            if list(load_plan(folder / f"{stem}.plan.json")) != list(plan):
+                raise fail(f"{stem}.plan.json is not the book's solution")
+
+
+def earlier_export(folder: Path) -> list[str]:
+    """The entries of ``folder`` an earlier export may have left: position or spec YAML
+    files, plans and JSON files, and the ``specs`` folder (sorted; hidden entries and
+    other files, such as the book's own PDF, are not counted).  Empty for a folder that
+    does not exist."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(n for n in names if not n.startswith(".") and (
+        n == "specs" or n.endswith((".yaml", ".yml", ".json"))))

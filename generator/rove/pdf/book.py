@@ -916,9 +916,11 @@ class BookWriter:
             out.append([(FONT_BOLD, "Budget: "), (FONT, f"{n} point{'s' if n != 1 else ''}, no cards.")])
         elif p.kind == "hand":
             out.append([(FONT_BOLD, "Hand: "), (FONT, " ".join(pos.hand) + "; no budget, empty piles.")])
-        else:
+        elif p.difficulty:
             out.append([(FONT_BOLD, "Difficulty: "),
                         (FONT, f"{p.difficulty}, a hand of {len(pos.hand)}.")])
+        else:  # a deal made without a difficulty: say only what the table shows
+            out.append([(FONT_BOLD, "Hand: "), (FONT, f"{len(pos.hand)} cards.")])
         out.append([(FONT_BOLD, "Spent: "), (FONT, " ".join(spent) if spent else "none")])
         out.append([(FONT_BOLD, "Abilities left: "), (FONT, " ".join(active) if active else "none")])
         for note in p.notes:
