@@ -301,9 +301,10 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     s = state_from_position(deck, pos)
     budget = Budget.of(settings.time_limit, settings.deal_nodes)
     try:
-        plan, nodes = solve_game(deck, s, budget)
+        plan, _ = solve_game(deck, s, budget)
     except Limit:
         return None
+    nodes = budget.nodes  # solve_game's second value is its optimality flag
     if plan is None:
         return None
     plan = analyse.simplify_plan(deck, s, plan)
