@@ -9,7 +9,9 @@
 
 use std::cell::RefCell;
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHasher;
 use smallvec::SmallVec;
 
 use crate::deck::{Ability, ArrowKind, Deck, MAX_MODULES};
@@ -28,16 +30,19 @@ type Table = [[u8; SIDE]; SIDE];
 
 /// The estimate depends on the layout up to translation, the spent set and the
 /// mission only, and searches meet the same ones again and again (card plays and draws
-/// leave them unchanged), so estimates are kept, up to this many.
-const MEMO_CAP: usize = 2_000_000;
+/// leave them unchanged), so estimates are kept in a direct-mapped cache of this many
+/// slots: small enough to stay in the processor's cache, and an evicted entry is only
+/// computed again (the values are a pure function of the key).
+const MEMO_SLOTS: usize = 1 << 17;
 
 /// The layout up to translation (a byte per coordinate), the spent set, the mission.
 type MemoKey = ([u8; 2 * MAX_MODULES], u32, u8);
+type MemoEntry = (MemoKey, (i32, i32));
 
 pub struct Heuristic {
     /// Per module: [distances while active (it may flip first), distances while spent].
     dist: Vec<[Table; 2]>,
-    memo: RefCell<FxHashMap<MemoKey, (i32, i32)>>,
+    memo: RefCell<Vec<Option<MemoEntry>>>,
 }
 
 impl Heuristic {
@@ -71,7 +76,7 @@ impl Heuristic {
                 [merged, spent]
             })
             .collect();
-        Heuristic { dist, memo: RefCell::new(FxHashMap::default()) }
+        Heuristic { dist, memo: RefCell::new(vec![None; MEMO_SLOTS]) }
     }
 
     fn lookup(&self, module: usize, side: usize, off: Cell) -> i32 {
@@ -108,15 +113,16 @@ impl Heuristic {
             (cells[2 * i], cells[2 * i + 1]) = (x as u8, y as u8);
         }
         let key = (cells, s.spent, mission);
-        if let Some(&got) = self.memo.borrow().get(&key) {
-            return got;
+        let mut hasher = FxHasher::default();
+        key.hash(&mut hasher);
+        let slot = hasher.finish() as usize & (MEMO_SLOTS - 1);
+        if let Some((k, got)) = &self.memo.borrow()[slot] {
+            if *k == key {
+                return *got;
+            }
         }
         let got = self.compute(deck, s, mission);
-        let mut memo = self.memo.borrow_mut();
-        if memo.len() >= MEMO_CAP {
-            memo.clear();
-        }
-        memo.insert(key, got);
+        self.memo.borrow_mut()[slot] = Some((key, got));
         got
     }
 
@@ -130,25 +136,36 @@ impl Heuristic {
         let mut best = (size - fill).max(has_named - anyuse).max(0);
         let mut candidates: SmallVec<[(i32, i32); 32]> = SmallVec::new();
         candidates.push((best, far_defect));
-        let mut seen: SmallVec<[Cell; 64]> = SmallVec::new();
+        // Every placement that puts a pattern cell on a module: base = cell - offset.  A
+        // base met k times covers k pattern cells (modules sit on distinct cells), so it
+        // has size - k holes; sorting groups them.  The result does not depend on the
+        // order the placements are taken in (best only falls, and a placement that ends
+        // level with the final best is kept whenever it is met).
+        let mut bases: SmallVec<[Cell; 128]> = SmallVec::new();
         for &c in cells {
             for &o in &pat.occupied {
-                let base = c - o;
-                if seen.contains(&base) {
-                    continue;
-                }
-                seen.push(base);
-                let holes = pat.occupied.iter().filter(|&&off| !cells.contains(&(base + off))).count() as i32;
-                let blocks = pat.empty_cells.iter().filter(|&&off| cells.contains(&(base + off))).count() as i32;
-                let wrong = i32::from(pat.all_named.iter().any(|&(m, off)| cells[m] != base + off));
-                let mut need = (holes - fill).max(blocks - fill).max(wrong - anyuse).max(0);
-                if need <= best && anyuse == 0 && need > 0 {
-                    need = need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
-                }
-                if need <= best {
-                    best = need;
-                    candidates.push((need, holes.max(blocks).max(wrong)));
-                }
+                bases.push(c - o);
+            }
+        }
+        bases.sort_unstable();
+        let mut i = 0;
+        while i < bases.len() {
+            let base = bases[i];
+            let mut j = i + 1;
+            while j < bases.len() && bases[j] == base {
+                j += 1;
+            }
+            let holes = size - (j - i) as i32;
+            i = j;
+            let blocks = pat.empty_cells.iter().filter(|&&off| cells.contains(&(base + off))).count() as i32;
+            let wrong = i32::from(pat.all_named.iter().any(|&(m, off)| cells[m] != base + off));
+            let mut need = (holes - fill).max(blocks - fill).max(wrong - anyuse).max(0);
+            if need <= best && anyuse == 0 && need > 0 {
+                need = need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
+            }
+            if need <= best {
+                best = need;
+                candidates.push((need, holes.max(blocks).max(wrong)));
             }
         }
         let abilities = candidates
