@@ -507,6 +507,106 @@ def test_long_titles_wrap_inside_the_card(custom: Spec) -> None:
     assert "9" in movement.split() and "BONUS" in movement
 
 
+# --------------------------------------------------------------------------- titles and fonts
+
+
+def test_the_title_table_is_the_card_fonts_own_data() -> None:
+    """rove.pdf.titles (which validation uses without ReportLab) holds what the font files say:
+    the characters every face draws, and the bold face's widths, to the last bit."""
+    import random
+    import unicodedata
+
+    from reportlab.pdfbase import pdfmetrics
+
+    from rove.pdf.fonts import FONT_BOLD_ITALIC, register_fonts
+    from rove.pdf.titles import DRAWABLE, TITLE_FONT, title_width
+
+    register_fonts()
+    assert TITLE_FONT == FONT_BOLD
+    faces = [pdfmetrics.getFont(name).face for name in (FONT, FONT_BOLD, FONT_ITALIC, FONT_BOLD_ITALIC)]
+    drawn = set.intersection(*({cp for cp, glyph in f.charToGlyph.items() if glyph} for f in faces))
+    assert DRAWABLE == {cp for cp in drawn if not unicodedata.category(chr(cp)).startswith("C")}
+    chars = sorted(map(chr, DRAWABLE))
+    rng = random.Random(16)
+    for text in [*chars, "".join(chars), "Cross the Crevasse", *("".join(rng.choices(chars, k=rng.randint(0, 70)))
+                                                                  for _ in range(500))]:
+        for size in (7.3, 8, 8.25, 9, 10, 12, 14.75, 15, 17):
+            assert title_width(text, size) == stringWidth(text, FONT_BOLD, size), (text, size)
+
+
+def test_validation_refuses_what_the_card_fonts_cannot_draw() -> None:
+    from rove.pdf.titles import DRAWABLE, undrawable_chars
+
+    latin1 = {*range(0x20, 0x7F), *range(0xA0, 0x100)} - {0xAD}  # the soft hyphen is a format char
+    assert latin1 <= DRAWABLE
+    assert not {0x0A, 0x09, 0x7F, 0x85, 0x6F22, 0x0631, 0x041F, 0x1F680, 0x200B, 0xFFFF, 0x017A} & DRAWABLE
+    assert {ord(ch) for ch in "ŁłŒœ–—“”€™…πΩ≤"} <= DRAWABLE
+    assert undrawable_chars("Héllo 漢字 😀 漢\n") == ["漢", "字", "😀", "\n"]
+    assert undrawable_chars("".join(chr(0x4E00 + i) for i in range(5000)), limit=3) == ["一", "丁", "丂"]
+
+
+def test_validating_a_spec_does_not_import_reportlab() -> None:
+    code = ("import sys\nfrom rove.spec import load_spec\nload_spec('standard')\n"
+            "print(','.join(m for m in sys.modules if m.startswith('reportlab')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "", proc.stderr
+
+
+LIMITS = """\
+format: rove-spec/1
+name: Limits
+missions_to_win: 1
+modules:
+  - {id: alpha, code: A, name: WWWWWWWWW, ability: motor, arrows: [{kind: standard, dirs: [N]}]}
+  - {id: beta, code: B, name: "Sensor Array Delu", ability: laser, arrows: [{kind: push, dirs: [N]}]}
+cards:
+  - id: x1
+    mission: {title: "The Very Long Expedition Across the Northern Ice Field and Back H", pattern: "A B"}
+    movement: {points: 1, bonus: 9, pattern: "A B"}
+  - id: x2
+    mission: {title: Supercalifragilisticexpialidocious, pattern: "A B"}
+    movement: {points: 1, bonus: 9, pattern: "A B"}
+  - id: x3
+    mission: {title: WWWWWWWWWWWWWWWWW, pattern: "A B"}
+    movement: {points: 1, bonus: 9, pattern: "A B"}
+"""
+
+
+def test_the_longest_titles_validation_accepts_stay_in_their_boxes(tmp_path: Path) -> None:
+    from rove.pdf.titles import TITLE_W, mission_title_fit, module_name_room, title_problem
+
+    path = tmp_path / "limits.yaml"
+    path.write_text(LIMITS, encoding="utf-8")
+    spec = load_spec(str(path))  # every title and name here passes validation ...
+    for c in spec.cards:  # ... and is at the limit: one more character is refused
+        assert mission_title_fit(c.mission.title).fits
+        assert title_problem(c.mission.title + "W", "mission") is not None
+    for m in spec.modules:
+        assert title_problem(m.name + "W", "module") is not None
+    assert [len(mission_title_fit(c.mission.title).lines) for c in spec.cards] == [2, 1, 1]
+    data, faces = render_faces_pdf(spec, CardOptions())  # poker: one design unit is one point
+    pages = PdfReader(io.BytesIO(data)).pages
+    for face, page in zip(faces, pages, strict=True):
+        scan = PageScan(page)
+        if face.side == "mission":
+            title = [(t, x, end) for t, x, y, end in scan.texts
+                     if y > 252 - 70 and t.strip() not in (face.card.id, "MISSION")]
+            assert " ".join(t.strip() for t, _, _ in title) == face.title
+            assert all(12 - 0.01 <= x <= end <= 12 + TITLE_W + 0.01 for _, x, end in title), face.key
+        if face.side in ("active", "spent"):
+            [(x, end)] = [(x, end) for t, x, y, end in scan.texts if t.strip() == face.title]
+            assert 12 <= x <= end <= 12 + module_name_room(face.side == "spent") + 0.01, face.key
+
+
+def test_titles_that_validation_refuses_would_not_fit() -> None:
+    from rove.pdf.titles import mission_title_fit, module_name_fit, title_problem
+
+    for text in ("a", "Wake Up", "Ab " * 12, "Ab " * 13, "W" * 17, "W" * 18, "Mm" * 20, "x" * 400):
+        assert (title_problem(text, "mission") is None) == mission_title_fit(text).fits, text
+        assert (title_problem(text, "module") is None) == module_name_fit(text).fits, text
+    assert title_problem("漢", None) is not None and title_problem("W" * 400, None) is None
+
+
 def test_arrow_kinds_have_distinct_glyphs() -> None:
     from reportlab.pdfgen.canvas import Canvas
 

@@ -1014,3 +1014,129 @@ def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema
     for key in ("spec", "layout", "mission", "format"):
         assert schema_errors({k: v for k, v in puzzle.items() if k != key},
                              position_schema, position_schema) != [], key
+
+
+# --------------------------------------------------------------------------- titles and names
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("{a: 1}", "is {'a': 1}, a mapping, not text"),
+    ("[a, b]", "is ['a', 'b'], a list, not text"),
+    ("42", "is 42, a number, not text"),
+    ("2.5", "is 2.5, a number, not text"),
+    ("yes", "is True, a yes/no value, not text"),
+    ("2001-01-01", "a date, not text"),
+    ("", "is empty"),
+    ("null", "is empty"),
+    ('"   "', "is empty"),
+])
+def test_mission_title_must_be_text(tmp_path: Path, value: str, words: str) -> None:
+    text = variant("title: Second", f"title: {value}")
+    p = one_problem(tmp_path, text)
+    assert p.line == line_of(text, "id: c02") + 2
+    assert p.message.startswith("card c02 mission title ") and words in p.message, p.message
+    assert "title: Wake Up" in p.message  # the fix
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("{first: 1}", "module laser name is {'first': 1}, a mapping, not text"),
+    ("1984", "module laser name is 1984, a number"),
+    ('""', "module laser name is empty"),
+])
+def test_module_name_must_be_text(tmp_path: Path, value: str, words: str) -> None:
+    text = variant("name: Laser,", f"name: {value},")
+    p = one_problem(tmp_path, text)
+    assert p.line == line_of(text, "id: laser")
+    assert words in p.message and "name: Brain" in p.message, p.message
+
+
+def test_spec_name_must_be_text(tmp_path: Path) -> None:
+    text = variant("name: Tiny deck", "name: [Tiny, deck]")
+    p = one_problem(tmp_path, text)
+    assert p.line == 2 and "spec name is ['Tiny', 'deck'], a list, not text" in p.message
+    p = one_problem(tmp_path, variant("name: Tiny deck", "name: 漢字"))
+    assert p.line == 2 and "spec name '漢字' has characters the card font cannot draw" in p.message
+
+
+@pytest.mark.parametrize(("title", "shown"), [
+    ("漢字の旅", "'漢' (U+6F22), '字' (U+5B57), 'の' (U+306E), '旅' (U+65C5)"),
+    ("رحلة", "'ر' (U+0631)"),
+    ("Rocket 🚀", "'🚀' (U+1F680)"),
+    ("Ωmega Привет", "'П' (U+041F)"),  # Ω is in the font, Cyrillic is not
+    ("Zero\u200bwidth", "'\\u200b' (U+200B)"),
+])
+def test_title_characters_the_font_cannot_draw(tmp_path: Path, title: str, shown: str) -> None:
+    text = variant("title: Second", f'title: "{title}"')
+    p = one_problem(tmp_path, text)
+    assert p.line == line_of(text, "title: \"")
+    assert f"card c02 mission title {title!r} has characters the card font cannot draw: {shown}" \
+        in p.message, p.message
+    assert "Latin" in p.message  # the fix
+
+
+@pytest.mark.parametrize("title", ['"Tab\\there"', '"Two\\nlines"', '"Bell\\a"'])
+def test_title_control_characters(tmp_path: Path, title: str) -> None:
+    p = one_problem(tmp_path, variant("title: Second", f"title: {title}"))
+    assert "cannot draw: '\\" in p.message and "write it on one line" in p.message, p.message
+
+
+def test_titles_in_the_fonts_extended_latin_load(tmp_path: Path) -> None:
+    text = variant("title: Second", 'title: "Café Œuvre – «Ñu» “Łukasz” İstanbul €5 ½ π ≤ ∞…"')
+    text = variant("name: Laser,", 'name: "Läser™",', text)
+    spec = load_spec(write(tmp_path, text))
+    assert spec.card("c02").mission.title.startswith("Café Œuvre")
+    assert spec.module("L").name == "Läser™"
+
+
+def test_too_long_title_gives_the_length_that_fits(tmp_path: Path) -> None:
+    long = "The Very Long Expedition Across the Northern Ice Field and Back Home Again to the Base"
+    text = variant("title: Second", f"title: {long}")
+    p = one_problem(tmp_path, text)
+    assert p.line == line_of(text, "title: The Very")
+    assert "is too long for the card: the title box is 156 pt wide and holds two lines at the " \
+           "smallest size, 8 pt; shorten it to about" in p.message, p.message
+    most = int(re.search(r"about (\d+) characters", p.message).group(1))  # type: ignore[union-attr]
+    assert 40 < most < len(long) and f"it has {len(long)}" in p.message
+    # the length it gives does fit
+    load_spec(write(tmp_path, variant("title: Second", f"title: {long[:most].rstrip()}")))
+
+
+def test_titles_that_fit_after_shrinking_or_wrapping_load(tmp_path: Path) -> None:
+    for title in ("Cross the Crevasse and Climb", "The Long and Winding Road Across the Northern Dunes",
+                  "Supercalifragilisticexpialidocious"):
+        load_spec(write(tmp_path, variant("title: Second", f"title: {title}")))
+
+
+def test_a_word_too_long_for_one_line_is_refused(tmp_path: Path) -> None:
+    p = one_problem(tmp_path, variant("title: Second", "title: Supercalifragilisticexpialidociousness"))
+    assert "too long for the card" in p.message
+
+
+def test_too_long_module_name(tmp_path: Path) -> None:
+    text = variant("name: Laser,", "name: Laser Cannon Mark Two,")
+    p = one_problem(tmp_path, text)
+    assert p.line == line_of(text, "id: laser")
+    assert "module laser name 'Laser Cannon Mark Two' is too long for the card: the name has 95 pt " \
+           "beside the SPENT tag, on one line at the smallest size, 9 pt; shorten it to about" in p.message
+    most = int(re.search(r"about (\d+) characters", p.message).group(1))  # type: ignore[union-attr]
+    load_spec(write(tmp_path, variant("name: Laser,", f'name: "{"Laser Cannon Mark Two"[:most]}",')))
+
+
+def test_a_huge_title_is_refused_quickly(tmp_path: Path) -> None:
+    import time
+
+    start = time.perf_counter()
+    p = one_problem(tmp_path, variant("title: Second", "title: " + "word " * 400_000))
+    assert "too long for the card" in p.message and "it has 1,999,999" in p.message  # YAML drops the last space
+    assert len(str(p)) < 700
+    assert time.perf_counter() - start < 10
+
+
+def test_every_title_problem_of_a_file_is_reported(tmp_path: Path) -> None:
+    text = variant("title: First", "title: {a: 1}")
+    text = variant("title: Second", "title: 漢", text)
+    text = variant("title: Third", "title: null", text)
+    text = variant("name: Sensor,", "name: ['x'],", text)
+    lines = sorted(p.line for p in problems_of(write(tmp_path, text)))  # type: ignore[type-var]
+    assert lines == sorted([line_of(text, "title: {a: 1}"), line_of(text, "title: 漢"),
+                            line_of(text, "title: null"), line_of(text, "id: sensor")])

@@ -6,6 +6,7 @@ problem of a file is reported at once, each with its line and a fix.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,7 +25,8 @@ from .grid import (
     grid_rows,
     parse_dirs,
 )
-from .yamlio import LineDict, LineList, load_yaml_file, yaml_scalar
+from .pdf.titles import title_problem
+from .yamlio import LineDict, LineList, load_yaml_file, short_repr, yaml_scalar
 
 SPEC_FORMAT = "rove-spec/1"
 ARROW_KINDS = ("standard", "short", "jump", "push")
@@ -236,9 +238,12 @@ class _SpecReader:
             probs.add(data.line_of("format"),
                       f"format is {fmt!r}; write 'format: {SPEC_FORMAT}' at the top")
         name = data.get("name")
-        if top and not isinstance(name, str):
-            probs.add(data.line_of("name") if "name" in data else data.line,
-                      "missing or non-text 'name'; add 'name: My deck'")
+        if top and "name" not in data:
+            probs.add(data.line, "missing or non-text 'name'; add 'name: My deck'")
+        elif top:
+            problem = _text_problem(name, "spec name", "name: My deck", None)
+            if problem:
+                probs.add(data.line_of("name"), problem)
         mtw = data.get("missions_to_win", DEFAULT_MISSIONS_TO_WIN)
         if not _is_int(mtw) or mtw < 1:
             probs.add(data.line_of("missions_to_win"),
@@ -323,6 +328,43 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _label(v: Any) -> str:
+    """An id as a message names it: as written when it is short text, else quoted and cut."""
+    return v if isinstance(v, str) and len(v) <= 40 and v.isprintable() else short_repr(v, 40)
+
+
+def _yaml_kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, bool):
+        return "a yes/no value"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return "a date"
+    return f"a {type(v).__name__} value"
+
+
+def _text_problem(value: Any, what: str, example: str, kind: str | None) -> str | None:
+    """Why ``value`` cannot be a printed title or name, or None when it can: it must be
+    non-empty text that the card fonts draw and, for a mission title (``kind`` "mission")
+    or a module name ("module"), that fits its box on the card (rove.pdf.titles, which measures
+    with the card fonts' own data without importing ReportLab)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return f"{what} is empty; write it, like '{example}'"
+    if not isinstance(value, str):
+        if isinstance(value, (dict, list)):
+            hint = "quote text that starts with '{' or '[' or holds ': '"
+        else:
+            hint = "put quotes around text that YAML would read as a number, a date or yes/no: \"1984\""
+        return (f"{what} is {short_repr(value)}, {_yaml_kind(value)}, not text; write text, "
+                f"like '{example}' ({hint})")
+    problem = title_problem(value, kind)
+    return f"{what} {short_repr(value)} {problem}" if problem else None
+
+
 def _unknown_keys(d: LineDict, allowed: set[str], probs: Problems, what: str) -> None:
     for key in d:
         if key not in allowed:
@@ -393,6 +435,10 @@ def _read_module(d: Any, line: int, probs: Problems) -> Module | None:
         probs.add(d.line_of("ability"),
                   f"unknown ability {ability!r}; use one of: {', '.join(ABILITIES)}")
         ok = False
+    problem = _text_problem(d["name"], f"module {_label(mid)} name", "name: Brain", "module")
+    if problem:
+        probs.add(d.line_of("name"), problem)
+        ok = False
     arrows = _read_arrows(d["arrows"], d.line_of("arrows"), probs, "arrows")
     spent_raw = d.get("spent_arrows", "same")
     spent_same = spent_raw == "same"
@@ -400,7 +446,7 @@ def _read_module(d: Any, line: int, probs: Problems) -> Module | None:
         spent_raw, d.line_of("spent_arrows"), probs, "spent_arrows ('same' or a list)")
     if not ok or arrows is None or spent is None:
         return None
-    return Module(id=mid, code=code, name=str(d["name"]), ability=ability, arrows=arrows,
+    return Module(id=mid, code=code, name=d["name"], ability=ability, arrows=arrows,
                   spent_arrows=spent, spent_same=spent_same)
 
 
@@ -448,9 +494,13 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
     else:
         _unknown_keys(m, {"title", "pattern"}, probs, "mission")
         if _require(m, ("title", "pattern"), probs, "mission"):
+            problem = _text_problem(m["title"], f"card {_label(cid)} mission title", "title: Wake Up",
+                                    "mission")
+            if problem:
+                probs.add(m.line_of("title"), problem)
             pat = _read_pattern(m["pattern"], m.line_of("pattern"), probs, f"card {cid} mission pattern")
-            if pat is not None:
-                mission = Mission(str(m["title"]), pat)
+            if pat is not None and not problem:
+                mission = Mission(m["title"], pat)
     mv = d["movement"]
     if not isinstance(mv, LineDict):
         probs.add(d.line_of("movement"), "movement must be a mapping with points, bonus and pattern")

@@ -59,6 +59,7 @@ from .glyphs import (
     draw_pattern,
     legend_height,
 )
+from .titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
 
 MM = 72.0 / 25.4
 PAPERS_PT: dict[str, tuple[float, float]] = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
@@ -77,7 +78,9 @@ CROP_GAP_MM = 1.0  # card area to the start of a crop mark
 CROP_LEN_MM = 5.0
 PRINT_SAFE_MM = 3.0  # the registration note keeps this far from the paper edge
 
-DESIGN_W = 180.0  # cards are drawn in units where the card is 180 wide (a poker card in pt)
+# Cards are drawn in units where the card is DESIGN_W (180) wide: a poker card in points.
+# Titles and module names are fitted to their boxes by rove.pdf.titles, whose check spec
+# validation uses: a title that validates prints inside its box.
 
 MODULE_ACCENT = Color(0.17, 0.25, 0.33)
 MODULE_BG = Color(0.955, 0.945, 0.915)
@@ -495,11 +498,8 @@ def _band(c: Canvas, box: _Box, height: float, color: Color) -> None:
     c.rect(-box.bleed, box.H - height, box.W + 2 * box.bleed, height + box.bleed, stroke=0, fill=1)
 
 
-def _fit_size(text: str, font: str, width: float, max_size: float, min_size: float) -> float:
-    size = max_size
-    while size > min_size and text_width(text, font, size) > width:
-        size -= 0.25
-    return size
+def _bold(text: str, size: float) -> float:
+    return text_width(text, FONT_BOLD, size)
 
 
 def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
@@ -526,20 +526,18 @@ def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> No
     # Right of the header: the code badge (active) or a SPENT tag.
     c.setFillColor(white)
     if spent:
-        tag_w = text_width("SPENT", FONT_BOLD, 9) + 12
+        tag_w = spent_tag_w(_bold)
         c.setStrokeColor(white)
         c.setLineWidth(1.2)
         c.roundRect(W - 10 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)
         c.setFont(FONT_BOLD, 9)
         c.drawCentredString(W - 10 - tag_w / 2, H - 23.3, "SPENT")
-        name_room = W - 22 - tag_w - 18
     else:
         c.circle(W - 24, H - 20, 12, stroke=0, fill=1)
         c.setFillColor(accent)
         c.setFont(FONT_BOLD, 15)
         c.drawCentredString(W - 24, H - 25.4, m.code)
-        name_room = W - 12 - 44
-    size = _fit_size(m.name, FONT_BOLD, name_room, 17, 9)
+    size = module_name_fit(m.name, spent, _bold).size
     c.setFillColor(white)
     c.setFont(FONT_BOLD, size)
     c.drawString(12, H - 20 - size * 0.36, m.name)
@@ -635,18 +633,17 @@ def _paint_mission(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> N
     _background(c, box, MISSION_BG)
     top = H - _header(c, box, "MISSION", card.id, MISSION_ACCENT)
 
-    # Title: one line if it fits at 10 pt or more, else two lines.
+    # Title: one line if it fits at 10 pt or more, else two lines (mission_title_fit).
     title = card.mission.title
     c.setFillColor(INK)
-    size = _fit_size(title, FONT_BOLD, W - 24, 15, 10)
-    if text_width(title, FONT_BOLD, size) <= W - 24:
-        c.setFont(FONT_BOLD, size)
+    fit = mission_title_fit(title, _bold)
+    size = fit.size
+    c.setFont(FONT_BOLD, size)
+    if not fit.wrapped:
         c.drawCentredString(W / 2, top - 14 - size * 0.7, title)
     else:
-        size, lines = fit_lines(title, FONT_BOLD, W - 24, 30, 12, 8, leading=1.15, max_lines=2)
-        c.setFont(FONT_BOLD, size)
-        for i, line in enumerate(lines):
-            c.drawCentredString(W / 2, top - 6 - size - i * size * 1.15, line)
+        for i, line in enumerate(fit.lines):
+            c.drawCentredString(W / 2, top - 6 - size - i * size * TITLE_LEADING, line)
     panel_top = top - 40
 
     pattern = card.mission.pattern

@@ -14,6 +14,8 @@ import reportlab
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from .titles import fit, wrap
+
 FONT = "RoveSans"
 FONT_BOLD = "RoveSans-Bold"
 FONT_ITALIC = "RoveSans-Oblique"
@@ -46,18 +48,7 @@ def text_width(text: str, font: str, size: float) -> float:
 
 def wrap_text(text: str, font: str, size: float, width: float) -> list[str]:
     """Greedy word wrap to ``width`` points; a single over-long word gets a line of its own."""
-    lines: list[str] = []
-    current = ""
-    for word in text.split():
-        trial = f"{current} {word}" if current else word
-        if current and text_width(trial, font, size) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = trial
-    if current:
-        lines.append(current)
-    return lines
+    return wrap(text, size, width, lambda s, z: text_width(s, font, z))
 
 
 def fit_lines(
@@ -68,12 +59,7 @@ def fit_lines(
 
     Returns (size, lines); when nothing fits, the smallest size is returned anyway so
     the caller always has something to draw (the tests and the visual check catch it).
+    (The wrapping is rove.pdf.titles's, which also fits card titles without ReportLab.)
     """
-    size = max_size
-    while True:
-        lines = wrap_text(text, font, size, width)
-        fits = (len(lines) <= max_lines and len(lines) * size * leading <= height + 1e-6
-                and all(text_width(line, font, size) <= width + 1e-6 for line in lines))
-        if fits or size - 0.25 < min_size - 1e-9:
-            return size, lines
-        size -= 0.25
+    return fit(text, width, height, max_size, min_size, lambda s, z: text_width(s, font, z),
+               leading=leading, max_lines=max_lines)
