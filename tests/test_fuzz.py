@@ -378,28 +378,24 @@ def test_the_fuzz_starts_from_files_that_load(base: dict[str, Any]) -> None:
 # strict xfail then fails: remove its mark). Found with the strategies above, randomized
 # and at ten times the examples.
 
-#: Plans whose JSON crashes Action.from_json (generator/rove/actions.py): ``x in dict`` on
-#: a list or an object raises TypeError ("unhashable type"), a traceback and exit 1 from
-#: ``rove replay`` instead of exit 2.
+#: Plans whose JSON crashed Action.from_json (``x in dict`` on a list or an object raised
+#: TypeError, a traceback and exit 1 from ``rove replay``): now input errors, exit 2.
 CRASHING_PLANS = ['[{"act": []}]', '[{"act": {}}]', '[{"act": "move", "module": "B", "dir": ["N"], "dist": 1}]',
                   '[{"act": "ability", "module": "M", "target": "S", "dir": {}}]']
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="fuzz finding in actions.py: an 'act' or 'dir' that is a list or an object crashes")
 @pytest.mark.parametrize("plan", CRASHING_PLANS)
 def test_finding_a_plan_action_of_the_wrong_type_is_an_input_error(base: dict[str, Any], plan: str) -> None:
     assert clean(load_plan, write(base["root"], "crash.json", plan)) is None
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz finding in actions.py: a traceback and exit 1 from rove replay")
 def test_finding_rove_replay_of_a_plan_action_of_the_wrong_type_exits_2(base: dict[str, Any]) -> None:
     path = write(base["root"], "crash.json", CRASHING_PLANS[0])
     cli_clean(["replay", str(base["position"]), str(path)], (2,))
 
 
-#: Inputs whose problems print on more than one line (a clean exit 2 otherwise), so the
-#: output is not one ``path:line: message`` line a problem:
+#: Inputs whose problems printed on more than one line (a clean exit 2 otherwise); control
+#: characters are now escaped (errors.one_line), so each problem is one line:
 ONE_LINE_FINDINGS = {
     # yamlio.load_yaml_text: PyYAML's ReaderError (a character YAML refuses, like NUL) has a
     # position, not a mark: its two-line text is printed, and no line number.
@@ -413,8 +409,6 @@ ONE_LINE_FINDINGS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz finding in yamlio.py, errors.py and spec.py (not title/name "
-                                       "validation): text from the input quoted without escaping")
 @pytest.mark.parametrize("case", sorted(ONE_LINE_FINDINGS))
 def test_finding_every_problem_prints_on_one_line(base: dict[str, Any], case: str) -> None:
     name, data = ONE_LINE_FINDINGS[case]

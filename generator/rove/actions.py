@@ -90,7 +90,7 @@ class Action:
         act = obj.get("act")
         allowed = {"play": {"act", "card", "bonus"}, "move": {"act", "module", "dir", "dist"},
                    "ability": {"act", "module", "via", "swap", "target", "dir", "to"}}
-        if act not in allowed:
+        if not isinstance(act, str) or act not in allowed:
             raise ValueError(f"'act' is {act!r}; use play, move or ability")
         what = f"{'an' if act == 'ability' else 'a'} {act} action"
         extra = set(obj) - allowed[act]
@@ -108,7 +108,7 @@ class Action:
             raise ValueError(f"{what} needs 'module': a module code")
         if act == "move":
             d, k = obj.get("dir"), obj.get("dist")
-            if d not in DIRECTION_BY_NAME:
+            if not isinstance(d, str) or d not in DIRECTION_BY_NAME:
                 raise ValueError(f"'dir' is {d!r}; use one of N NE E SE S SW W NW")
             if not isinstance(k, int) or isinstance(k, bool) or k < 1:
                 raise ValueError(f"'dist' is {k!r}; give a whole number of at least 1")
@@ -125,7 +125,7 @@ class Action:
                 raise ValueError("'to' must be a cell [x, y] of two whole numbers")
             to = (to[0], to[1])
         d = obj.get("dir")
-        if d is not None and d not in DIRECTION_BY_NAME:
+        if d is not None and (not isinstance(d, str) or d not in DIRECTION_BY_NAME):
             raise ValueError(f"'dir' is {d!r}; use one of N NE E SE S SW W NW")
         for key in ("via", "target"):
             if obj.get(key) is not None and not isinstance(obj.get(key), str):

@@ -32,8 +32,16 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        path, message = shorten(self.path, 300), shorten(self.message)
+        path, message = one_line(shorten(self.path, 300)), one_line(shorten(self.message))
         return f"{path}:{self.line}: {message}" if self.line else f"{path}: {message}"
+
+
+def one_line(text: str) -> str:
+    """Text with its control characters escaped (a line break as \\n), so that every
+    problem prints as one ``path:line: message`` line whatever the input quoted in it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class InputError(Exception):
