@@ -245,6 +245,7 @@ class _MissionSearch:
     def _choice(self, size: int, named: str, target: int) -> Any:
         from ortools.sat.python import cp_model
 
+        from .solve.cpsat import solve_interruptibly
         from .solve.cpsat_model import RoveModel
         from .solve.cpsat_synth import PatternVariables
 
@@ -268,7 +269,7 @@ class _MissionSearch:
             solver = cp_model.CpSolver()
             _cpsat_params(solver, self.rng.randrange(1 << 30),
                           min(SYNTH_DTIME, max(1.0, self.clock.left())))
-            status = solver.solve(mdl.m)
+            status = solve_interruptibly(solver, mdl.m)
             self.stats["synth_seconds"] += solver.wall_time
             self.rounds += 1
             if status == cp_model.INFEASIBLE:

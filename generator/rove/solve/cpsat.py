@@ -236,6 +236,41 @@ class _Budget:
         return "time limit or deterministic time budget"
 
 
+def solve_interruptibly(solver: Any, model: Any) -> Any:
+    """``solver.solve(model)`` in a worker thread, so that Ctrl-C stops it at once.
+
+    CP-SAT is told not to catch SIGINT itself (``catch_sigint_signal``), but Python runs
+    its handler only between bytecodes of the main thread, which would wait for the solve
+    to return; here the main thread waits in short waits, and a KeyboardInterrupt stops
+    the search (``stop_search``) before it is raised again."""
+    import threading
+
+    got: list[Any] = []
+    errors: list[BaseException] = []
+    finished = threading.Event()  # not Thread.join: an interrupted join can mark a live thread stopped
+
+    def work() -> None:
+        try:
+            got.append(solver.solve(model))
+        except BaseException as exc:  # handed to the main thread
+            errors.append(exc)
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name="cp-sat", daemon=True).start()
+    try:
+        while not finished.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        solver.stop_search()
+        while not finished.wait(0.05):
+            pass
+        raise
+    if errors:
+        raise errors[0]
+    return got[0]
+
+
 def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
     from ortools.sat.python import cp_model
 
@@ -259,7 +294,7 @@ def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
     if dtime is not None:
         p.max_deterministic_time = dtime
     p.log_search_progress = log
-    status = solver.solve(model.m)
+    status = solve_interruptibly(solver, model.m)
     budget.dtime_spent += solver.deterministic_time
     return solver, status
 
