@@ -485,3 +485,25 @@ def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "terminate called" not in err and "interrupted" in err
     assert "solved" not in out
+
+
+def test_spec_card_count_and_plan_length_limits(tmp_path: Path) -> None:
+    from rove.actions import MAX_PLAN_ACTIONS, load_plan
+    from rove.errors import InputError
+    from rove.spec import MAX_CARDS, load_spec
+
+    card = "  - {id: k%d, mission: {title: T, pattern: '#'}, movement: {points: 1, bonus: 2, pattern: '#'}}"
+    text = ("format: rove-spec/1\nname: Big\nmodules:\n"
+            "  - {id: a, code: A, name: A, ability: sensor, arrows: [{kind: short, dirs: [E]}]}\ncards:\n"
+            + "\n".join(card % i for i in range(MAX_CARDS + 1)) + "\n")
+    (tmp_path / "big.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="MAX_CARDS"):
+        load_spec(tmp_path / "big.yaml")
+    plan = tmp_path / "long.json"
+    plan.write_text("[" + ",".join(['{"act": "ability", "module": "S"}'] * (MAX_PLAN_ACTIONS + 1)) + "]")
+    with pytest.raises(InputError, match="MAX_PLAN_ACTIONS"):
+        load_plan(plan)
+    notation = tmp_path / "long.txt"
+    notation.write_text("S draw\n" * (MAX_PLAN_ACTIONS + 1))
+    with pytest.raises(InputError, match="MAX_PLAN_ACTIONS"):
+        load_plan(notation)

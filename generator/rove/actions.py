@@ -18,6 +18,9 @@ from .grid import DIRECTION_BY_NAME
 
 Cell = tuple[int, int]
 
+#: The longest plan a file may hold: a whole game takes a few hundred actions at most.
+MAX_PLAN_ACTIONS = 100_000
+
 
 @dataclass(frozen=True, slots=True)
 class Action:
@@ -243,6 +246,9 @@ def load_plan(path: Path) -> list[Action]:
             data = data["plan"]
         if not isinstance(data, list):
             raise InputError.single(str(path), 1, "a plan is a JSON list of action objects")
+        if len(data) > MAX_PLAN_ACTIONS:
+            raise InputError.single(str(path), 1, f"the plan has {len(data):,} actions; at most "
+                                                  f"{MAX_PLAN_ACTIONS:,} (limit MAX_PLAN_ACTIONS)")
         out = []
         for i, obj in enumerate(data):
             try:
@@ -254,6 +260,9 @@ def load_plan(path: Path) -> list[Action]:
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
+        if line and len(out) >= MAX_PLAN_ACTIONS:
+            raise InputError.single(str(path), n, f"more than {MAX_PLAN_ACTIONS:,} actions "
+                                                  "(limit MAX_PLAN_ACTIONS)")
         if line:
             try:
                 out.append(Action.parse(line))

@@ -36,6 +36,7 @@ EMPTY = "_"
 MAX_POINTS = 9
 DEFAULT_MISSIONS_TO_WIN = 7
 MAX_INCLUDES = 100
+MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs memory and print time)
 """Most files one spec may include, counting a file each time (docs/LIMITS.md)."""
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
@@ -311,6 +312,10 @@ class _SpecReader:
                 continue
             if not items and top and not out:
                 probs.add(data.line_of(key), f"'{key}' is empty; list at least one")
+            if key == "cards" and self.declared_cards + len(items) > MAX_CARDS:
+                probs.add(data.line_of(key), f"more than {MAX_CARDS} cards (limit MAX_CARDS); "
+                                             "a deck is a dozen or so cards: split the file")
+                continue
             for i, item in enumerate(items):
                 if key == "cards":
                     self.declared_cards += 1
