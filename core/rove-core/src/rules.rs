@@ -343,13 +343,15 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
             moves.clear();
             module_moves(deck, cells, s.spent, i, &layout, &mut moves);
             for &(dir, dist, new) in &moves {
-                let mut s2 = s.with_cells(&new[..cells.len()]);
+                // built in place in the output: a state is a few hundred bytes
+                out.push((Action::Move { module: i as u8, dir, dist }, *s));
+                let s2 = &mut out.last_mut().expect("just pushed").1;
+                s2.cells[..cells.len()].copy_from_slice(&new[..cells.len()]);
                 s2.points -= 1;
                 if s2.points == 0 {
-                    discard_current(&mut s2);
+                    discard_current(s2);
                 }
-                check_mission(deck, &mut s2);
-                out.push((Action::Move { module: i as u8, dir, dist }, s2));
+                check_mission(deck, s2);
             }
         }
     }
