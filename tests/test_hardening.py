@@ -451,22 +451,6 @@ def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-HARD_CPSAT_PUZZLE = """\
-format: rove-position/1
-spec: standard
-goal: mission
-layout: |
-  . . . C
-  . . S
-  M L B
-  G
-spent: [B, C, G, L, M]
-mission: c08
-hand: []
-draw: [c09, c05, c02, c04, c12, c01]
-discard: []
-current: {card: null, points: 5}
-"""
 
 
 def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
@@ -475,8 +459,10 @@ def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
     main thread waits for; an interrupted Thread.join could mark the live worker stopped,
     and the process then aborted at exit with 'terminate called without an active
     exception'.)"""
+    from test_search import HARD  # a puzzle CP-SAT needs about a minute for
+
     path = tmp_path / "puzzle.yaml"
-    path.write_text(HARD_CPSAT_PUZZLE, encoding="utf-8")
+    path.write_text(HARD, encoding="utf-8")
     proc = subprocess.Popen([rove_script(), "solve", str(path), "--engine", "cpsat"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(4)
