@@ -52,6 +52,7 @@ from .grade import Features, score, stars
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
               "campaign": "Campaign"}
 MAX_N = 8  # largest optimum a Mission in N may have
+DEAREST_SHARE = 0.75  # Mission-in-N candidates that take the layout's dearest mission, not a random one
 HAND_SLACK = 2  # a hand's bonus points exceed the bare optimum by at most this
 HAND_TRIES = 4  # hands tried per layout
 HAND_MIN_CARDS = 2  # a hand puzzle's solution plays at least this many cards
@@ -181,11 +182,20 @@ def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     missions = _mission_choices(spec, deck, s0)
     if not missions:
         return None
-    mission = rng.choice(missions)
-    pos = replace(probe, mission=mission)
+    sol: analyse.Solved | None
+    if rng.random() < DEAREST_SHARE:
+        got = _dearest_mission(deck, probe, missions, settings)
+        if got is None:
+            return None
+        pos, sol = got
+    else:
+        pos = replace(probe, mission=rng.choice(missions))
+        try:
+            sol = analyse.solve_optimal(deck, state_from_position(deck, pos), settings.mission_nodes,
+                                        settings.time_limit)
+        except Limit:
+            return None
     try:
-        s = state_from_position(deck, pos)
-        sol = analyse.solve_optimal(deck, s, settings.mission_nodes, settings.time_limit)
         if sol is None or not 1 <= sol.points <= MAX_N:
             return None
         n = sol.points
@@ -203,6 +213,29 @@ def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     notes = ("The first move is unique.",) if first == 1 else ()
     return Puzzle("mission", pos, sol.plan, feats, score("mission", feats), stars("mission", feats),
                   puzzle_key(pos, ("budget", n)), label, notes=notes)
+
+
+def _dearest_mission(deck: Deck, probe: Position, missions: list[str], settings: Settings,
+                     ) -> tuple[Position, analyse.Solved] | None:
+    """The mission whose proven optimum is the largest within 1..MAX_N from this layout
+    (ties: the longer plan, then card order), with its optimal plan; None when none is.
+
+    A mission drawn at random is usually cheap (on the bundled deck 0 to 2 points nine
+    times in ten), while most layouts also offer one of 4 points or more; the book's
+    hard pages need those.  Each proof is bounded by nodes; one that runs out is skipped."""
+    best: tuple[Position, analyse.Solved] | None = None
+    for mission in missions:
+        pos = replace(probe, mission=mission)
+        try:
+            sol = analyse.solve_optimal(deck, state_from_position(deck, pos), settings.mission_nodes,
+                                        settings.time_limit)
+        except Limit:
+            continue
+        if sol is None or not 1 <= sol.points <= MAX_N:
+            continue
+        if best is None or (sol.points, len(sol.plan)) > (best[1].points, len(best[1].plan)):
+            best = (pos, sol)
+    return best
 
 
 # --------------------------------------------------------------------------- hand puzzles
