@@ -33,7 +33,7 @@ from .search import Budget, Heuristic, Limit, _useful_successors, canonical_key
 
 INF = 1 << 30
 GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
-GREEDY_SHARE = 0.25  # and this share of the node limit
+GREEDY_SHARE = 0.05  # and this share of the node limit (the deepening search decides more per node)
 
 #: a child to try: sort key (group, points needed, is ability, is play, order), action, state,
 #: cost (a move costs a point)
