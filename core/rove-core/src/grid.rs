@@ -86,20 +86,7 @@ pub struct Layout<'a> {
     cells: &'a [Cell],
     /// Per module, the modules adjacent to it.
     adj: [u32; 32],
-    /// The packed cell one up and one left of the bounding box: the origin of the
-    /// scratch grid `relocation` marks neighbourhoods on.
-    origin: Cell,
-    /// The scratch grid's width and height (the box grown by one on each side), or 0
-    /// when the box is too large for it.
-    width: i32,
-    height: i32,
 }
-
-/// The scratch grid's cells: a box of up to 34 x 34, room for any valid layout of up
-/// to 16 modules (which spans at most 16 cells a side) with a border.
-const SCRATCH: usize = 34 * 34;
-/// The scratch grid's mark for an occupied cell (group masks use the bits below it).
-const OCCUPIED: u16 = 1 << 15;
 
 impl<'a> Layout<'a> {
     pub fn new(cells: &'a [Cell]) -> Self {
@@ -112,16 +99,7 @@ impl<'a> Layout<'a> {
                 }
             }
         }
-        let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
-        for &c in cells {
-            let (x, y) = unpack(c);
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
-        }
-        let (mut width, mut height) = (x1 - x0 + 3, y1 - y0 + 3);
-        if (width * height) as usize > SCRATCH {
-            (width, height) = (0, 0);
-        }
-        Layout { cells, adj, origin: pack(x0 - 1, y0 - 1), width, height }
+        Layout { cells, adj }
     }
 
     /// Whether module `t` alone may be put on `cell` with the layout staying valid:
@@ -159,102 +137,26 @@ impl<'a> Layout<'a> {
         group == others
     }
 
-    /// The scratch grid index of a cell within one step of the bounding box.
-    #[inline]
-    fn index(&self, c: Cell) -> usize {
-        let (x, y) = unpack(c - self.origin);
-        debug_assert!(0 <= x && x < self.width && 0 <= y && y < self.height);
-        (x + y * self.width) as usize
-    }
-
-    /// The groups the modules in `members` form, as masks.
-    fn groups(&self, members: u32) -> SmallVec<[u32; 8]> {
-        let mut out = SmallVec::new();
-        let mut remaining = members;
-        while remaining != 0 {
-            let mut group = remaining & remaining.wrapping_neg();
-            let mut frontier = group;
-            while frontier != 0 {
-                let i = frontier.trailing_zeros() as usize;
-                frontier &= frontier - 1;
-                let fresh = self.adj[i] & remaining & !group;
-                group |= fresh;
-                frontier |= fresh;
-            }
-            remaining &= !group;
-            out.push(group);
-        }
-        out
-    }
-
     /// The empty cells where module `t` alone may be put with the layout staying
-    /// valid, sorted by packed value.
-    ///
-    /// The new cell must touch every group the other modules form without `t`, so it is
-    /// the intersection of the groups' neighbourhoods, less every occupied cell (`t`'s
-    /// own included).
+    /// valid, sorted by packed value: the neighbours of the other modules (a valid cell
+    /// touches one of them) that `can_place` accepts.
     pub fn relocation(&self, t: usize) -> Cells {
         let cells = self.cells;
-        let n = cells.len();
-        if n == 1 {
+        if cells.len() == 1 {
             // alone on the grid: anywhere is valid; generation stops at two cells
             let mut out: Cells = NB.iter().flat_map(|&o| [cells[0] + o, cells[0] + 2 * o]).collect();
             out.sort_unstable();
             out.dedup();
             return out;
         }
-        let others = ((1u32 << n) - 1) & !(1 << t);
-        let groups = self.groups(others);
         let mut out = Cells::new();
-        if self.width > 0 && groups.len() < 15 {
-            // mark on a scratch grid which groups touch each cell: one pass over the
-            // neighbours of every module, instead of a test per candidate and module
-            let mut marks = [0u16; SCRATCH];
-            for &c in cells {
-                marks[self.index(c)] = OCCUPIED;
+        for (j, &c) in cells.iter().enumerate() {
+            if j == t {
+                continue;
             }
-            for (g, &members) in groups.iter().enumerate() {
-                let mut rest = members;
-                while rest != 0 {
-                    let j = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    for &o in &NB {
-                        marks[self.index(cells[j] + o)] |= 1 << g;
-                    }
-                }
-            }
-            let all = (1u16 << groups.len()) - 1;
-            let mut first = groups[0];
-            while first != 0 {
-                let i = first.trailing_zeros() as usize;
-                first &= first - 1;
-                for &o in &NB {
-                    let mark = &mut marks[self.index(cells[i] + o)];
-                    if *mark == all {
-                        out.push(cells[i] + o);
-                        *mark = 0; // once
-                    }
-                }
-            }
-            out.sort_unstable();
-            return out;
-        }
-        let mut first = groups[0];
-        while first != 0 {
-            let i = first.trailing_zeros() as usize;
-            first &= first - 1;
             for &o in &NB {
-                let cand = cells[i] + o;
-                if cells.contains(&cand) || out.contains(&cand) {
-                    continue;
-                }
-                let mut touching = 0u32;
-                for (j, &c) in cells.iter().enumerate() {
-                    if adjacent(cand, c) {
-                        touching |= 1 << j;
-                    }
-                }
-                if groups[1..].iter().all(|&g| touching & g != 0) {
+                let cand = c + o;
+                if !out.contains(&cand) && self.can_place(t, cand) {
                     out.push(cand);
                 }
             }
