@@ -19,11 +19,14 @@ import os
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Action
 from ..engine import DIR_NAMES, GOAL, LOST, PLAYING, WON, Deck, State, unpack
 from ..spec import ABILITIES, ANY, ARROW_KINDS, EMPTY, Pattern
+
+if TYPE_CHECKING:
+    from .search import Budget
 
 try:
     from .. import _core
@@ -113,19 +116,20 @@ def estimate(deck: Deck, s: State) -> tuple[int, int, int]:
     return _core.estimate(core_deck(deck), state_tuple(s))
 
 
-def _seconds_left(deadline: float) -> float | None:
-    return None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
+def _limits(budget: Budget) -> tuple[int, float | None]:
+    """What is left of a solve's budget for one call into the core: (nodes, seconds)."""
+    seconds = None if budget.deadline == float("inf") else max(0.0, budget.deadline - time.monotonic())
+    return max(0, budget.max_nodes - budget.nodes), seconds
 
 
-def solve_mission_steps(deck: Deck, start: State, budget: Any, max_points: int | None,
+def solve_mission_steps(deck: Deck, start: State, budget: Budget, max_points: int | None,
                         ) -> list[tuple[Action, int]] | None:
     """A* in the core: (action, translation it was made in) steps, or None when proven
     impossible; charges the nodes to ``budget`` and raises ``Limit`` at its limits."""
     from .search import Limit
 
-    status, steps, nodes = _core.solve_mission(
-        core_deck(deck), state_tuple(start), max_points, max(0, budget.max_nodes - budget.nodes),
-        _seconds_left(budget.deadline))
+    status, steps, nodes = _core.solve_mission(core_deck(deck), state_tuple(start), max_points,
+                                               *_limits(budget))
     budget.nodes += nodes
     if status == "limit":
         raise Limit
@@ -134,7 +138,7 @@ def solve_mission_steps(deck: Deck, start: State, budget: Any, max_points: int |
     return [(action_from_tuple(deck, a), shift) for a, shift in steps]
 
 
-def solve_game(deck: Deck, start: State, budget: Any, optimal: bool,
+def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
                progress: Callable[[int], None] | None, stats: dict[str, Any],
                strategy: str | None = None) -> tuple[list[Action] | None, bool]:
     """The whole-deal search in the core; the same contract as ``game.solve_game``.
@@ -145,8 +149,7 @@ def solve_game(deck: Deck, start: State, budget: Any, optimal: bool,
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
     status, plan, is_optimal, nodes, done, mission = _core.solve_game(
-        core_deck(deck), state_tuple(start), strategy, max(0, budget.max_nodes - budget.nodes),
-        _seconds_left(budget.deadline), progress)
+        core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress)
     budget.nodes += nodes
     if done >= 0:
         stats["deepest_done"] = done
