@@ -74,12 +74,6 @@ pub fn valid(cells: &[Cell]) -> bool {
     seen.count_ones() as usize == n
 }
 
-/// The empty cells where module `t` alone may be put with the layout staying valid,
-/// sorted by packed value.
-pub fn relocation_cells(cells: &[Cell], t: usize) -> Cells {
-    Layout::new(cells).relocation(t)
-}
-
 /// A layout with its adjacency as bit masks, for the many questions successor
 /// generation asks of one layout.
 pub struct Layout<'a> {
@@ -237,7 +231,7 @@ mod tests {
     fn relocation_touches_every_group() {
         // A . B with t between them: only cells touching both A and B remain
         let cells = [pack(0, 0), pack(1, 0), pack(2, 0)];
-        let got = relocation_cells(&cells, 1);
+        let got = Layout::new(&cells).relocation(1);
         assert_eq!(got.as_slice(), &[pack(1, -1), pack(1, 1)]);
         for c in got {
             let mut moved = cells;
