@@ -1,0 +1,356 @@
+"""The expert: a fixed, deterministic player who cannot see the order of the deck.
+
+``rove check`` reports two win rates.  The *thoughtful* one (``solve.game``) knows the
+whole draw order, so it is an upper bound on what anybody wins.  The *expert* plays as a
+good player at the table does, from what that player can see:
+
+* the layout, the spent modules, the hand, the current card and its points, the
+  current mission, the missions done;
+* the top card of the draw pile (it lies mission side up, so it is the next mission)
+  and how many cards the pile holds;
+* the discard pile, in order, and every card played.
+
+It never reads the order of the draw pile below its top card.  Once that pile is down
+to one card nothing is hidden any more (the discard pile is public and recycling
+turns it over without shuffling), so the expert then plans with everything.
+
+**Planning view.**  The expert plans on a copy of the state, the *view*
+(:func:`known_view`): the draw pile cut down to its top card and, while the real pile
+holds two cards or more, an empty discard pile; with one card or none left the view is
+the real state.  In the view the first draw (a Sensor, or a Gripper triggering one)
+takes the top card, as it would at the table.  A second draw in the same mission finds
+the view's draw pile empty and, by the recycling rule, may take back a card the plan
+itself discarded; at the table it takes an unseen card.  The expert never relies on that
+blindly: every step is played on the real state through the engine, and whenever a step
+leaves the real state other than the plan expected (a draw showed an unseen card), the
+expert plans again from what it now sees.  The hand limit, the recycling rules and all
+other rulings are the engine's own in the view.
+
+**Choosing a completion.**  At the start of each mission (and after every re-plan) the
+expert lists candidate completions of the current mission, each the optimal plan of the
+exact mission search (:func:`rove.solve.search.solve_mission_state`: fewest points,
+then cards, then abilities) from the view: one from the view as it is, and one after
+each other card play the hand allows first (each distinct card, for its bonus when its
+movement pattern matches, else for its base points).  The searches leave a Sensor's own
+ability out (it is marked spent in the searched copy; a Gripper may still trigger it):
+with a draw in reach the search must tell the piles apart and grows tenfold, and a
+player keeps the Sensor for when nothing else works (below).  For each candidate it
+looks one mission ahead: the next mission is the top card, known, so it solves that
+mission from the candidate's end state, holding what the candidate leaves (hand,
+modules, layout) and drawing nothing it cannot see.  It plays the candidate with the
+smallest key:
+
+1. *class*: 0 wins the game; 1 leaves the next mission completable from what it holds;
+   2 leaves the next mission unknown (the plan draws the top card, or the look-ahead hit
+   its node limit); 3 leaves a next mission it cannot complete from what it holds;
+2. the *worth* kept, highest first: after the next mission for class 1, after this one
+   otherwise.  Worth is the bonus points of the cards in hand plus ``ABILITY_WORTH`` (2)
+   points for every module whose ability is still unspent (the current card's points
+   are lost at every completion, so they are not worth anything);
+3. fewest points spent on this mission, then fewest cards played, then fewest
+   abilities used;
+4. the candidate's place in the fixed order above (the view's own plan first, then the
+   plays in hand order, bonus before base).
+
+When no candidate is found it searches once more with the Sensor, and failing that it
+gambles on a draw while the draw pile hides cards: the first Sensor draw the engine
+lists (Sensor, or Gripper triggering it), after playing the weakest card of a full hand
+(fewest bonus points, then first in hand) to make room; then it plans again.
+
+**Ending.**  Every expert game ends, won or lost.  It is lost when the engine loses it
+(no mission can be revealed); when no plan completes the current mission from the view
+and no gamble is left ("stuck": the search, Sensor included, proved it; with no draw
+left that could show an unseen card the view holds all that matters, so this is a proof
+that the game is lost from where the expert's own choices led); or when the main search
+hits its node limit ("budget").  Every search is bounded by nodes, not seconds, so the result does not
+depend on the machine: the main search of a decision gets at most ``search_nodes``
+nodes (a tenth of the game's), each probe (another candidate, a look-ahead)
+``probe_nodes`` (2,000), and the whole game ``node_limit``; a search of a state already
+searched is answered from memory.  A main search that hits its limit is the expert
+failing to find a plan, and the game counts as lost: the expert is a player, not a
+prover, and its win rate has no unknowns.  A lost expert game does not
+prove the deal unwinnable; a won one proves it winnable (its plan is replayed by the
+engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..actions import Action
+from ..engine import LOST, PLAYING, WON, Deck, IllegalAction, State, apply
+from ..rules import HAND_LIMIT
+from .search import Budget, Limit, _useful_successors, solve_mission_state
+
+ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
+DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
+SEARCH_SHARE = 10  # the main mission search gets at most this fraction (1/10) of the game's nodes
+DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
+MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
+
+WON_, LOST_ = "won", "lost"
+STUCK, BUDGET, NO_MISSION = "stuck", "budget", "no_mission"
+
+
+@dataclass(frozen=True)
+class ExpertResult:
+    """One expert game: how it ended, the plan it played, and what it cost."""
+
+    status: str  # "won" or "lost"
+    reason: str | None  # None when won; "stuck", "budget" or "no_mission"
+    plan: tuple[Action, ...]
+    done: int  # missions completed
+    failed_mission: int | None  # the card index of the mission it failed (None: won or no mission)
+    nodes: int  # mission-search nodes spent
+    decisions: int  # times it chose a completion (missions plus re-plans)
+    replans: int  # re-plans after a draw showed an unseen card (or a step became illegal)
+
+
+def hidden(s: State) -> bool:
+    """Whether the state hides anything from a player: the draw pile's order below its top."""
+    return len(s.draw) >= 2
+
+
+def known_view(s: State) -> State:
+    """The state as the expert may plan with it: the draw pile cut down to its top card and
+    no discard pile while the pile hides cards; the real state when it hides none."""
+    if not hidden(s):
+        return s
+    return replace(s, draw=s.draw[:1], discard=())
+
+
+def _known(s: State) -> tuple[Any, ...]:
+    """What the expert compares between the state a plan expected and the real one."""
+    return (s.cells, s.spent, s.hand, s.card, s.points, s.mission, s.done, s.status)
+
+
+def worth(deck: Deck, hand: tuple[int, ...], spent: int) -> int:
+    """Bonus points in hand plus ``ABILITY_WORTH`` per unspent ability."""
+    unspent = sum(1 for i in range(deck.n) if not spent >> i & 1)
+    return sum(deck.bonus[c] for c in hand) + ABILITY_WORTH * unspent
+
+
+class _Budget:
+    """The game's node budget; each search gets a slice of it.  A search of a state
+    already searched with the same limit is answered from memory (same answer, no nodes)."""
+
+    def __init__(self, node_limit: int, search_nodes: int, probe_nodes: int) -> None:
+        self.left = node_limit
+        self.search_nodes = search_nodes
+        self.probe_nodes = probe_nodes
+        self.used = 0
+        self.memo: dict[tuple[State, int, int], tuple[list[Action] | None, bool]] = {}
+
+    def search(self, deck: Deck, s: State, probe: bool = False, mask: bool = True,
+               ) -> tuple[list[Action] | None, bool]:
+        """The optimal plan completing ``s``'s mission (None: proven impossible from ``s``),
+        and whether the search stopped at its limit (then the plan is None).  A probe
+        (another candidate, a look-ahead) gets ``probe_nodes``, the main search
+        ``search_nodes``; neither more than the game has left."""
+        cap = min(self.left, self.probe_nodes if probe else self.search_nodes)
+        if cap <= 0:
+            return None, True
+        masked = s.spent | sensor_mask(deck) if mask else s.spent
+        got = self.memo.get((s, cap, masked))
+        if got is not None:
+            return got
+        b = Budget(float("inf"), cap)
+        try:
+            plan, _, _ = solve_mission_state(deck, replace(s, spent=masked), b)
+            got = (plan, False)
+        except Limit:
+            plan, got = None, (None, True)
+        if plan and masked != s.spent and not _legal(deck, s, plan):
+            got = (None, False)  # not expected: the masked Sensor's arrows are its active ones
+        self.used += b.nodes
+        self.left -= b.nodes
+        self.memo[(s, cap, masked)] = got
+        return got
+
+
+def sensor_mask(deck: Deck) -> int:
+    """The Sensors whose ability the mission searches leave out (flipping them changes no
+    arrow, so a plan found with them marked spent is legal with them active)."""
+    return sum(1 << i for i, m in enumerate(deck.modules)
+               if m.ability == "sensor" and not m.flip_matters)
+
+
+def _legal(deck: Deck, s: State, plan: list[Action]) -> bool:
+    """Whether a plan is legal from ``s`` and completes its mission."""
+    e = s
+    try:
+        for a in plan:
+            e = apply(deck, e, a)
+    except IllegalAction:
+        return False
+    return e.status == WON or e.done > s.done
+
+
+def _pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:
+    """The view after a plan's last action but before the completion it triggers (the
+    mission check is kept off for that one action)."""
+    s = v
+    for a in plan[:-1]:
+        s = apply(deck, s, a)
+    return apply(deck, replace(s, mission=-1), plan[-1])
+
+
+def _cost(plan: list[Action]) -> tuple[int, int, int]:
+    return (sum(a.act == "move" for a in plan), sum(a.act == "play" for a in plan),
+            sum(a.act == "ability" for a in plan))
+
+
+def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget) -> tuple[int, int]:
+    """(class, worth) of a candidate completion, looking one mission ahead."""
+    if not plan:
+        return 0, 0
+    pre = _pre_completion(deck, v, plan)
+    here = worth(deck, pre.hand, pre.spent)
+    if v.done + 1 >= deck.missions_to_win:
+        return 0, here
+    if not hidden(v):
+        # nothing is hidden: the engine's own completion (reveal, draw, chains) is exact
+        e = v
+        for a in plan:
+            e = apply(deck, e, a)
+        if e.status == WON:
+            return 0, here
+        if e.status != PLAYING:
+            return 3, here
+        nxt_plan, limited = budget.search(deck, e, probe=True)
+        start = e
+    else:
+        if pre.draw[:1] != v.draw[:1]:
+            return 2, here  # the plan draws the top card: the next mission is unseen
+        top = v.draw[0]
+        e = State(pre.cells, pre.spent, pre.hand, (), (), -1, 0, top, v.done + 1,
+                  v.completed + (v.mission,), PLAYING, v.goal)
+        if deck.rules.auto_complete_on_reveal and deck.mission_pat[top].matches(e.cells):
+            return 1, here  # the next mission completes on its reveal
+        nxt_plan, limited = budget.search(deck, e, probe=True)
+        start = e
+    if limited:
+        return 2, here
+    if nxt_plan is None:
+        return 3, here
+    if not nxt_plan:
+        return 1, worth(deck, start.hand, start.spent)
+    after = _pre_completion(deck, start, nxt_plan)
+    return 1, worth(deck, after.hand, after.spent)
+
+
+def _draw_gamble(deck: Deck, s: State) -> Action | None:
+    """A step towards a draw that could show an unseen card: the first Sensor draw in the
+    engine's order; with a full hand, first the play of the hand's weakest card (fewest
+    bonus points, then the first in hand) to make room.  None when no draw is left."""
+    if not s.draw:
+        return None
+    draws = [a for a, _ in _useful_successors(deck, replace(s, hand=s.hand[:HAND_LIMIT - 1]))
+             if a.act == "ability"
+             and deck.modules[deck.index[a.via or a.module or ""]].ability == "sensor"]
+    if not draws:
+        return None
+    if len(s.hand) >= HAND_LIMIT:
+        weakest = s.hand[min(range(len(s.hand)), key=lambda i: (deck.bonus[s.hand[i]], i))]
+        return Action.play(deck.card_ids[weakest], deck.move_pat[weakest].matches(s.cells))
+    return draws[0]
+
+
+def decide(deck: Deck, s: State, budget: _Budget,
+           ) -> tuple[list[Action] | None, str | None, State]:
+    """The completion the expert plays from the real state ``s`` (it looks only at
+    ``known_view(s)``): (plan, None, view), or (None, why not, view)."""
+    v = known_view(s)
+    candidates: list[list[Action]] = []
+    limited = False
+    plan, hit = budget.search(deck, v)
+    limited |= hit
+    if plan is not None:
+        candidates.append(plan)
+    # the other candidates: each play first (a plan proven impossible from the view
+    # is impossible after any play, and the main plan's own first play is not repeated)
+    first = plan[0] if plan else None
+    for a, v1 in _useful_successors(deck, v) if first is not None else ():
+        if a.act != "play" or a == first:
+            continue
+        if v1.status == WON or v1.done > v.done:
+            sub: list[Action] | None = []
+        elif v1.status != PLAYING:
+            continue
+        else:
+            sub, _ = budget.search(deck, v1, probe=True)
+        if sub is not None and [a, *sub] not in candidates:
+            candidates.append([a, *sub])
+    if not candidates and v.spent | sensor_mask(deck) != v.spent:
+        # the Sensor left out of the searches may be what this mission needs
+        plan, hit = budget.search(deck, v, mask=False)
+        limited |= hit
+        if plan is not None:
+            candidates.append(plan)
+    if not candidates:
+        gamble = _draw_gamble(deck, v) if hidden(s) else None
+        if gamble is not None:
+            return [gamble], None, v
+        return None, BUDGET if limited else STUCK, v
+    best: tuple[Any, ...] | None = None
+    chosen: list[Action] = candidates[0]
+    for i, p in enumerate(candidates):
+        cls, w = _evaluate(deck, v, p, budget)
+        key = (cls, -w, *_cost(p), i)
+        if best is None or key < best:
+            best, chosen = key, p
+    return chosen, None, v
+
+
+def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
+         search_nodes: int | None = None, probe_nodes: int = DEFAULT_PROBE_NODES,
+         on_decision: Callable[[State, State, list[Action]], None] | None = None) -> ExpertResult:
+    """Play a whole game from ``start`` as the expert.
+
+    ``search_nodes`` bounds each mission search (default a tenth of ``node_limit``).
+    ``on_decision(real state, view, plan)`` is called at every decision (tests)."""
+    budget = _Budget(node_limit, search_nodes if search_nodes is not None
+                     else max(1, node_limit // SEARCH_SHARE), probe_nodes)
+    s = start
+    plan: list[Action] = []
+    pending: list[tuple[Action, State | None]] = []
+    decisions = replans = 0
+    reason: str | None = None
+    while s.status == PLAYING:
+        if len(plan) >= MAX_STEPS:
+            reason = BUDGET
+            break
+        if not pending:
+            chosen, why, v = decide(deck, s, budget)
+            decisions += 1
+            if chosen is None:
+                reason = why
+                break
+            if on_decision is not None:
+                on_decision(s, v, chosen)
+            pending = []
+            e: State | None = v
+            for a in chosen:
+                try:
+                    e = apply(deck, e, a) if e is not None else None
+                except IllegalAction:
+                    e = None
+                pending.append((a, e))
+        a, expected = pending.pop(0)
+        try:
+            s2 = apply(deck, s, a)
+        except IllegalAction:
+            pending, replans = [], replans + 1
+            continue
+        plan.append(a)
+        if pending and (expected is None or _known(s2) != _known(expected)):
+            pending, replans = [], replans + 1
+        s = s2
+    if s.status == WON:
+        return ExpertResult(WON_, None, tuple(plan), s.done, None, budget.used, decisions, replans)
+    if s.status == LOST and reason is None:
+        reason = NO_MISSION
+    failed = s.mission if s.mission >= 0 else None
+    return ExpertResult(LOST_, reason, tuple(plan), s.done, failed, budget.used, decisions, replans)
