@@ -64,7 +64,7 @@ left that could show an unseen card the view holds all that matters, so this is 
 that the game is lost from where the expert's own choices led); or when the main search
 hits its node limit ("budget").  Every search is bounded by nodes, not seconds, so the result does not
 depend on the machine: the main search of a decision gets at most ``search_nodes``
-nodes (a tenth of the game's), each probe (another candidate, a look-ahead)
+nodes (a third of the game's), each probe (another candidate, a look-ahead)
 ``probe_nodes`` (2,000), and the whole game ``node_limit``; a search of a state already
 searched is answered from memory.  A main search that hits its limit is the expert
 failing to find a plan, and the game counts as lost: the expert is a player, not a
@@ -85,8 +85,8 @@ from ..rules import HAND_LIMIT
 from .search import Budget, Limit, _useful_successors, solve_mission_state
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
-DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
-SEARCH_SHARE = 10  # the main mission search gets at most this fraction (1/10) of the game's nodes
+DEFAULT_NODE_LIMIT = 300_000  # nodes of mission search for a whole game
+SEARCH_SHARE = 3  # the main mission search gets at most this fraction (1/3) of the game's nodes
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
 MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
 
@@ -202,15 +202,17 @@ def _cost(plan: list[Action]) -> tuple[int, int, int]:
             sum(a.act == "ability" for a in plan))
 
 
-def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget) -> tuple[int, int]:
-    """(class, worth) of a candidate completion, looking one mission ahead."""
+def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget, unseen: bool,
+              ) -> tuple[int, int]:
+    """(class, worth) of a candidate completion from the view ``v``, looking one mission
+    ahead; ``unseen``: the real draw pile hides cards below its top."""
     if not plan:
         return 0, 0
     pre = _pre_completion(deck, v, plan)
     here = worth(deck, pre.hand, pre.spent)
     if v.done + 1 >= deck.missions_to_win:
         return 0, here
-    if not hidden(v):
+    if not unseen:
         # nothing is hidden: the engine's own completion (reveal, draw, chains) is exact
         e = v
         for a in plan:
@@ -297,7 +299,7 @@ def decide(deck: Deck, s: State, budget: _Budget,
     best: tuple[Any, ...] | None = None
     chosen: list[Action] = candidates[0]
     for i, p in enumerate(candidates):
-        cls, w = _evaluate(deck, v, p, budget)
+        cls, w = _evaluate(deck, v, p, budget, hidden(s))
         key = (cls, -w, *_cost(p), i)
         if best is None or key < best:
             best, chosen = key, p
@@ -309,7 +311,7 @@ def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
          on_decision: Callable[[State, State, list[Action]], None] | None = None) -> ExpertResult:
     """Play a whole game from ``start`` as the expert.
 
-    ``search_nodes`` bounds each mission search (default a tenth of ``node_limit``).
+    ``search_nodes`` bounds each mission search (default a third of ``node_limit``).
     ``on_decision(real state, view, plan)`` is called at every decision (tests)."""
     budget = _Budget(node_limit, search_nodes if search_nodes is not None
                      else max(1, node_limit // SEARCH_SHARE), probe_nodes)
