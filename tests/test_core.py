@@ -187,7 +187,8 @@ def test_core_game_search_is_the_python_search() -> None:
                 if python:
                     plan, optimal = solve_game_python(deck, start, budget, stats=stats)
                 else:
-                    plan, optimal = core.solve_game(deck, start, budget, False, None, stats)
+                    plan, optimal = core.solve_game(deck, start, budget, False, None, stats,
+                                                        dominance=False)
                 answers.append((plan, optimal, budget.nodes, stats))
             except Limit:
                 answers.append(("limit", budget.nodes, stats))
@@ -220,6 +221,43 @@ def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
             if plan is not None:
                 assert replay(p, plan).final.status == WON
     assert verdicts == {"greedy": {True, False}, "deepening": {True, False}}
+
+
+def test_lost_table_dominance_keeps_every_verdict(tmp_path: Path) -> None:
+    """The lost tables' dominance (fewer spent modules, more points on the same card,
+    more allowance) never turns a win into a loss: on whole deals of the three-module
+    deck, and of a variant whose Brain moves by other arrows once spent (so its spent
+    bit may not be dominated), under random rule options, each search with dominance
+    gives the exhaustive walk's verdict; every win replays."""
+    from test_search_cards import GAME_SPEC, winnable_by_walk
+
+    from rove.replay import replay
+
+    variant = GAME_SPEC.replace(
+        "arrows: [{kind: short, dirs: [E, W]}]}",
+        "arrows: [{kind: short, dirs: [E, W]}], spent_arrows: [{kind: short, dirs: [N, S]}]}")
+    assert variant != GAME_SPEC
+    rng = random.Random(7)
+    verdicts: set[bool] = set()
+    for name, text in (("game", GAME_SPEC), ("flip", variant)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        spec = load_spec(path)
+        for seed in range(60):
+            rules = Rules(**{k: rng.choice(v) for k, v in OPTIONS.items()})
+            p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3], rules=rules)
+            deck = Deck(spec, p.rules)
+            start = state_from_position(deck, p)
+            truth = winnable_by_walk(deck, start)
+            assert truth is not None
+            verdicts.add(truth)
+            for strategy in ("greedy", "deepening"):
+                plan, _ = core.solve_game(deck, start, Budget.of(None, 200_000), False, None, {},
+                                          strategy=strategy, dominance=True)
+                assert (plan is not None) == truth, (name, seed, strategy, rules)
+                if plan is not None:
+                    assert replay(p, plan).final.status == WON
+    assert verdicts == {True, False}
 
 
 def test_a_deck_copy_with_other_points_compiles_its_own_points() -> None:

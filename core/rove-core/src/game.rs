@@ -15,12 +15,10 @@
 //! the machine's speed.  States shown to lose are stored by canonical key with the
 //! points allowance they lost under.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::{canonical_key, Key};
+use crate::lost::LostTable;
 use crate::rules::useful_successors;
 use crate::state::{Action, CardId, State, Status};
 
@@ -44,18 +42,18 @@ struct GameSearch<'a> {
     h: &'a Heuristic,
     hooks: &'a mut dyn Hooks,
     budget: Budget,
-    /// canonical key -> the largest points allowance under which the state was shown to lose
-    lost: FxHashMap<Key, i32>,
-    /// first states of missions shown to lose whatever is spent on the mission
-    lost_start: FxHashSet<Key>,
+    /// states shown to lose, each with the points allowance it lost under (a mission's
+    /// first state shown to lose whatever is spent on it is stored with [`INF`])
+    lost: LostTable,
     deepest: Deepest,
 }
 
 type Child = ((i32, i32, bool, bool), Action, State, i32);
 
 impl<'a> GameSearch<'a> {
-    fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, deepest: Deepest) -> Self {
-        GameSearch { deck, h, hooks, budget, lost: FxHashMap::default(), lost_start: FxHashSet::default(), deepest }
+    fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, options: Options, deepest: Deepest) -> Self {
+        let lost = LostTable::new(deck, options.dominance, budget.table_cap);
+        GameSearch { deck, h, hooks, budget, lost, deepest }
     }
 
     fn note_depth(&mut self, s: &State) {
@@ -65,10 +63,12 @@ impl<'a> GameSearch<'a> {
         }
     }
 
-    fn record_loss(&mut self, key: Key, allowance: i32) {
-        if self.lost.len() < self.budget.table_cap || self.lost.contains_key(&key) {
-            self.lost.insert(key, allowance);
-        }
+    fn is_lost(&self, s: &State, allowance: i32) -> bool {
+        self.lost.is_lost(self.deck, s, allowance)
+    }
+
+    fn record_loss(&mut self, s: &State, allowance: i32) {
+        self.lost.record(self.deck, s, allowance);
     }
 
     /// A winning plan from the first state of a mission, or None when none exists.
@@ -82,8 +82,7 @@ impl<'a> GameSearch<'a> {
             Status::Playing => {}
             _ => return Ok(None),
         }
-        let key = canonical_key(s, true);
-        if self.lost_start.contains(&key) {
+        if self.is_lost(s, INF) {
             return Ok(None);
         }
         self.note_depth(s);
@@ -97,16 +96,13 @@ impl<'a> GameSearch<'a> {
                 return Ok(Some(plan));
             }
         }
-        if self.lost_start.len() < self.budget.table_cap {
-            self.lost_start.insert(key);
-        }
+        self.record_loss(s, INF);
         Ok(None)
     }
 
     /// A winning plan that spends at most `cap` points before this mission completes.
     fn mission(&mut self, s: &State, cap: i32) -> Result<Option<Vec<Action>>, Stop> {
-        let key = canonical_key(s, true);
-        if self.lost.get(&key).is_some_and(|&lost| lost >= cap) {
+        if self.is_lost(s, cap) {
             return Ok(None);
         }
         self.budget.tick(self.hooks)?;
@@ -140,7 +136,7 @@ impl<'a> GameSearch<'a> {
                 return Ok(Some(prepend(a, sub)));
             }
         }
-        self.record_loss(key, cap);
+        self.record_loss(s, cap);
         Ok(None)
     }
 
@@ -151,8 +147,7 @@ impl<'a> GameSearch<'a> {
             Status::Playing => {}
             _ => return Ok(None),
         }
-        let key = canonical_key(s, true);
-        if self.lost.get(&key).is_some_and(|&lost| lost >= allowance) {
+        if self.is_lost(s, allowance) {
             return Ok(None);
         }
         self.budget.tick(self.hooks)?;
@@ -182,7 +177,7 @@ impl<'a> GameSearch<'a> {
                 return Ok(Some(prepend(a, sub)));
             }
         }
-        self.record_loss(key, allowance);
+        self.record_loss(s, allowance);
         Ok(None)
     }
 }
@@ -223,6 +218,20 @@ pub enum Strategy {
     Cheapest,
 }
 
+/// How the searches may prune, beyond what the rules allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Lost states also show the states they dominate lost (see [`crate::lost`]).  Off,
+    /// the search visits exactly the nodes of the Python reference search.
+    pub dominance: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { dominance: true }
+    }
+}
+
 /// Decide a whole deal with `strategy`.
 ///
 /// `deepest` is updated as lines reach further, even when the search stops early.
@@ -231,12 +240,13 @@ pub fn solve_game(
     start: &State,
     budget: &mut Budget,
     strategy: Strategy,
+    options: Options,
     hooks: &mut dyn Hooks,
     deepest: &mut Deepest,
 ) -> Result<GameResult, Stop> {
     let h = Heuristic::new(deck);
     if matches!(strategy, Strategy::Greedy | Strategy::Deepening) {
-        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
         let got = if strategy == Strategy::Greedy { search.run(start, INF) } else { search.win_from(start) };
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
@@ -249,7 +259,7 @@ pub fn solve_game(
         let share = ((budget.max_nodes as f64 * GREEDY_SHARE) as u64).max(GREEDY_NODES);
         let mut quick_budget = Budget::new(budget.max_nodes.min(share));
         quick_budget.table_cap = budget.table_cap;
-        let mut quick = GameSearch::new(deck, &h, hooks, quick_budget, *deepest);
+        let mut quick = GameSearch::new(deck, &h, hooks, quick_budget, options, *deepest);
         let got = quick.run(start, INF);
         budget.nodes += quick.budget.nodes;
         *deepest = quick.deepest;
@@ -258,13 +268,13 @@ pub fn solve_game(
             Err(Stop::Limit) if budget.nodes < budget.max_nodes => {}
             Err(stop) => return Err(stop),
         }
-        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
         let got = search.win_from(start);
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
         return got.map(|plan| GameResult { plan, optimal: false });
     }
-    let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), *deepest);
+    let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
     let outcome = (|| {
         let Some(mut plan) = search.run(start, INF)? else {
             return Ok(GameResult { plan: None, optimal: false });

@@ -21,6 +21,17 @@ pub fn translation(s: &State) -> i32 {
 }
 
 pub fn canonical_key(s: &State, piles: bool) -> Key {
+    key_bytes(s, piles, u32::MAX, true)
+}
+
+/// The key of the lost tables' dominance classes: the full key (piles included) with
+/// the points left out and only the `spent_kept` bits of the spent set, so states that
+/// differ only in those can be compared entry by entry.
+pub fn loss_key(s: &State, spent_kept: u32) -> Key {
+    key_bytes(s, true, spent_kept, false)
+}
+
+fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> Key {
     let shift = translation(s);
     let mut out = Vec::with_capacity(48);
     for &c in s.cells() {
@@ -29,13 +40,15 @@ pub fn canonical_key(s: &State, piles: bool) -> Key {
         out.extend_from_slice(&(x as u16).to_le_bytes());
         out.extend_from_slice(&(y as u16).to_le_bytes());
     }
-    out.extend_from_slice(&s.spent.to_le_bytes());
+    out.extend_from_slice(&(s.spent & spent_kept).to_le_bytes());
     let mut hand = [0u8; MAX_CARDS];
     let n = s.hand.len();
     hand[..n].copy_from_slice(s.hand.as_slice());
     hand[..n].sort_unstable();
     push_cards(&mut out, &hand[..n]);
-    out.extend_from_slice(&s.points.to_le_bytes());
+    if points {
+        out.extend_from_slice(&s.points.to_le_bytes());
+    }
     out.push(s.mission.map_or(u8::MAX, |m| m));
     out.extend_from_slice(&s.done.to_le_bytes());
     if piles {

@@ -14,6 +14,7 @@
 //! * [`key`]: canonical keys (states up to translation)
 //! * [`budget`]: node limits and the hooks a search polls
 //! * [`astar`]: optimal mission plans
+//! * [`lost`]: the whole-deal search's lost table, with dominance
 //! * [`game`]: whole-deal winnability
 
 pub mod astar;
@@ -23,6 +24,7 @@ pub mod game;
 pub mod grid;
 pub mod heuristic;
 pub mod key;
+pub mod lost;
 pub mod rules;
 pub mod state;
 

@@ -5,7 +5,7 @@
 use crate::astar::solve_mission;
 use crate::budget::{Budget, NoHooks, Stop};
 use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
-use crate::game::{solve_game, Deepest, Strategy};
+use crate::game::{solve_game, Deepest, Options, Strategy};
 use crate::grid::{pack, Cell};
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::canonical_key;
@@ -218,7 +218,7 @@ fn whole_deals_are_won_or_proven_lost() {
     // "S above B": from B S M, abilities free
     let mut budget = Budget::new(u64::MAX);
     let mut deepest = Deepest::default();
-    let got = solve_game(&d, &s, &mut budget, Strategy::Portfolio, &mut NoHooks, &mut deepest).unwrap();
+    let got = solve_game(&d, &s, &mut budget, Strategy::Portfolio, Options::default(), &mut NoHooks, &mut deepest).unwrap();
     let plan = got.plan.expect("winnable");
     assert!(!plan.is_empty());
     // nothing to play and nothing left to use: lost, and proven so by both searches
@@ -226,7 +226,44 @@ fn whole_deals_are_won_or_proven_lost() {
     stuck.spent = 0b111;
     for strategy in [Strategy::Greedy, Strategy::Deepening, Strategy::Portfolio] {
         let mut budget = Budget::new(u64::MAX);
-        let got = solve_game(&d, &stuck, &mut budget, strategy, &mut NoHooks, &mut deepest).unwrap();
+        let got = solve_game(&d, &stuck, &mut budget, strategy, Options::default(), &mut NoHooks, &mut deepest).unwrap();
         assert!(got.plan.is_none(), "{strategy:?}");
     }
+}
+
+#[test]
+fn lost_table_covers_dominated_states_only() {
+    use crate::lost::LostTable;
+    let d = deck(&["B #", "# B"]);
+    let mut lost_state = state(&[(0, 0), (1, 0), (2, 0)], 0b001, 2, 0);
+    lost_state.card = Some(1);
+    lost_state.draw = Cards::from_slice(&[0, 1]).unwrap(); // more cards than Sensor draws left
+    let mut table = LostTable::new(&d, true, 1000);
+    table.record(&d, &lost_state, 3);
+    fn with(s: &State, spent: u32, points: i32) -> State {
+        let mut out = *s;
+        (out.spent, out.points) = (spent, points);
+        out
+    }
+    assert!(table.is_lost(&d, &lost_state, 3));
+    assert!(table.is_lost(&d, &lost_state, 2), "less allowance");
+    assert!(!table.is_lost(&d, &lost_state, 4), "more allowance");
+    assert!(table.is_lost(&d, &with(&lost_state, 0b011, 2), 3), "more spent");
+    assert!(!table.is_lost(&d, &with(&lost_state, 0b000, 2), 3), "fewer spent");
+    assert!(table.is_lost(&d, &with(&lost_state, 0b001, 1), 3), "fewer points");
+    assert!(!table.is_lost(&d, &with(&lost_state, 0b001, 3), 3), "more points");
+    // A Sensor draw could empty the draw pile: points no longer dominate.
+    let mut short = lost_state;
+    short.draw = Cards::from_slice(&[0]).unwrap();
+    table.record(&d, &short, 3);
+    assert!(table.is_lost(&d, &short, 3));
+    assert!(!table.is_lost(&d, &with(&short, 0b001, 1), 3));
+    assert!(table.is_lost(&d, &with(&short, 0b011, 1), 3), "Sensor spent too");
+    // Without dominance only the same spent set and points count.
+    let mut exact = LostTable::new(&d, false, 1000);
+    exact.record(&d, &lost_state, 3);
+    assert!(exact.is_lost(&d, &lost_state, 2));
+    assert!(!exact.is_lost(&d, &with(&lost_state, 0b011, 2), 3));
+    assert!(!exact.is_lost(&d, &with(&lost_state, 0b001, 1), 3));
+    assert_eq!(exact.len(), 1);
 }
