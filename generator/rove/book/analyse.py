@@ -28,7 +28,15 @@ from dataclasses import dataclass
 
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, IllegalAction, State, apply
-from ..solve.search import Budget, Heuristic, Limit, _useful_successors, canonical_key, solve_mission
+from ..solve.search import (
+    Budget,
+    Heuristic,
+    Limit,
+    _useful_successors,
+    canonical_key,
+    sensor_draws_left,
+    solve_mission,
+)
 
 FIRST_MOVES_CAP = 2
 GREEDY_OPTIMAL, GREEDY_OVERSPENDS, GREEDY_FAILS = 0, 1, 2
@@ -282,3 +290,248 @@ def simplify_plan(deck: Deck, start: State, plan: list[Action], window: int = 6)
 
 def branching(deck: Deck, s: State) -> int:
     return len(start_actions(deck, s))
+
+
+# --------------------------------------------------------------------------- solutions
+
+
+def useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
+    """``start_actions`` on the compiled core when it is there (same actions, same order,
+    same pruning of dominated card plays); the engine otherwise."""
+    from ..solve import core
+
+    if not core.available(deck):
+        return _useful_successors(deck, s)
+    out = []
+    for a, s2 in core.successors(deck, s):
+        if (a.act == "play" and a.bonus is False and a.card is not None
+                and deck.move_pat[deck.card_index[a.card]].matches(s.cells)
+                and len(s.draw) + len(s.discard) >= sensor_draws_left(deck, s.spent)):
+            continue
+        out.append((a, s2))
+    return out
+
+
+Cost = tuple[int, int, int]  # (points, cards, abilities), compared in that order
+
+
+def _step_cost(g: Cost, a: Action) -> Cost:
+    return (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
+
+
+def _reached(start: State, s: State) -> bool:
+    return s.status in (GOAL, WON) or s.done > start.done
+
+
+MAX_PLANS = 20_000  # optimal plans listed, at most, to sort them into classes
+
+
+@dataclass(frozen=True)
+class Solutions:
+    """The optimal solutions of a puzzle, counted exactly (see ``optimal_solutions``).
+
+    ``plans``: how many optimal plans there are (action sequences); ``classes``: how many
+    of them are essentially different (the same up to the order of independent actions),
+    None when there are more than MAX_PLANS plans to sort; ``nodes``: states examined."""
+
+    plans: int
+    classes: int | None
+    nodes: int
+
+    @property
+    def unique(self) -> bool:
+        return self.classes == 1
+
+
+def optimal_solutions(deck: Deck, start: State, best: Cost, max_nodes: int,
+                      max_plans: int = MAX_PLANS) -> Solutions:
+    """Every optimal plan from ``start``, and how many are essentially different.
+
+    *Optimal* is the solver's own order: a plan that completes the mission with exactly
+    the optimum ``best`` = (points, cards, abilities), that is the fewest movement points,
+    then the fewest cards, then the fewest abilities (a card is played for its bonus
+    whenever its pattern matches and the choice cannot matter, and no-op abilities are left
+    out, as in the solvers).
+
+    Two actions side by side in a plan are *independent* when either may go first: both
+    orders are legal from the state before them and lead to the very same state.  Two
+    optimal plans are *the same solution up to the order of independent actions* when one
+    becomes the other by swapping independent neighbours, one pair at a time.  The
+    classes of this equivalence are the *essentially different* optimal solutions.
+
+    Exact: a depth-first search over (state, cost so far), pruned only by the admissible
+    bounds A* uses (points, and abilities when the points are tight), finds every
+    optimal plan; their number is counted on that graph, then (up to ``max_plans``) the
+    plans are listed and joined by every swap of independent neighbours (union-find).
+    Raises Limit past ``max_nodes`` states."""
+    h = Heuristic(deck)
+    P, C, A = best
+    budget = Budget.of(None, max_nodes)
+    edges: dict[tuple[State, Cost], list[tuple[Action, State | None, Cost]]] = {}
+    count: dict[tuple[State, Cost], int] = {}
+
+    def visit(s: State, g: Cost) -> int:
+        key = (s, g)
+        got = count.get(key)
+        if got is not None:
+            return got
+        budget.tick()
+        out: list[tuple[Action, State | None, Cost]] = []
+        total = 0
+        for a, s2 in useful_successors(deck, s):
+            g2 = _step_cost(g, a)
+            if g2[0] > P or g2[1] > C or g2[2] > A:
+                continue
+            if _reached(start, s2):
+                if g2 == best:
+                    out.append((a, None, g2))
+                    total += 1
+                continue
+            if s2.status != PLAYING or g2 == best:  # every action costs something
+                continue
+            n = count.get((s2, g2))
+            if n is None:
+                hp, ha = h.estimate(s2)
+                if g2[0] + hp > P or hp > h.points_obtainable(s2) or (
+                        g2[0] + hp == P and g2[2] + ha > A):
+                    count[(s2, g2)] = 0
+                    continue
+                # an exact A* from s2 decides whether an optimal plan goes through it
+                rest = _optimum(deck, s2, budget, P - g2[0])
+                if rest is None or (g2[0] + rest[0], g2[1] + rest[1], g2[2] + rest[2]) != best:
+                    count[(s2, g2)] = 0
+                    continue
+                n = visit(s2, g2)
+            if n:
+                out.append((a, s2, g2))
+                total += n
+        edges[key] = out
+        count[key] = total
+        return total
+
+    if _reached(start, start):
+        return Solutions(1, 1, 0)
+    plans_n = visit(start, (0, 0, 0))
+    if plans_n > max_plans:
+        return Solutions(plans_n, None, budget.nodes)
+    # list the plans with the states along them
+    plans: list[tuple[Action, ...]] = []
+    trails: list[list[State]] = []
+
+    def walk(s: State, g: Cost, acts: list[Action], states: list[State]) -> None:
+        for a, s2, g2 in edges[(s, g)]:
+            if s2 is None:
+                plans.append((*acts, a))
+                trails.append(states)
+            else:
+                walk(s2, g2, [*acts, a], [*states, s2])
+
+    walk(start, (0, 0, 0), [], [start])
+    index = {p: i for i, p in enumerate(plans)}
+    parent = list(range(len(plans)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, p in enumerate(plans):
+        states = trails[i]
+        for j in range(len(p) - 1):
+            a, b = p[j], p[j + 1]
+            if a == b:
+                continue
+            k = index.get((*p[:j], b, a, *p[j + 2:]))
+            if k is None or find(k) == find(i):
+                continue
+            if _commute(deck, states[j], a, b):
+                parent[find(k)] = find(i)
+    classes = len({find(i) for i in range(len(plans))})
+    return Solutions(plans_n, classes, budget.nodes)
+
+
+def _optimum(deck: Deck, s: State, budget: Budget, max_points: int) -> Cost | None:
+    """The cost of the best plan from ``s`` within ``max_points`` (None: there is none),
+    by A* (the compiled core's when it is there; the plan itself is not needed)."""
+    from ..solve import core
+
+    if core.available(deck):
+        steps = core.solve_mission_steps(deck, s, budget, max_points)
+        acts = None if steps is None else [a for a, _ in steps]
+    else:
+        acts, _ = solve_mission(deck, s, budget, max_points=max_points)
+    if acts is None:
+        return None
+    return (sum(a.act == "move" for a in acts), sum(a.act == "play" for a in acts),
+            sum(a.act == "ability" for a in acts))
+
+
+def _commute(deck: Deck, s: State, a: Action, b: Action) -> bool:
+    """Whether ``a`` and ``b`` are independent at ``s``: both orders legal, same result."""
+    try:
+        ab = apply(deck, apply(deck, s, a), b)
+        ba = apply(deck, apply(deck, s, b), a)
+    except IllegalAction:
+        return False
+    return ab == ba
+
+
+# --------------------------------------------------------------------------- a person's effort
+
+
+def lookahead_effort(deck: Deck, start: State, best: Cost, max_nodes: int,
+                     max_depth: int = 16) -> int:
+    """The effort of a *lookahead player*, a model of a person solving the puzzle: the
+    positions it looks at before it finds a solution (``max_nodes`` when it has not
+    found one by then; the count is censored there).
+
+    The player knows the budget (the optimum's points and cards, as the page says) and
+    thinks ahead 1 action, then 2, then 3, ... (iterative deepening on the number of
+    actions).  At each position it tries the actions that look closest to the mission
+    first (``Heuristic.points_needed``), drops a line as soon as the points it has left
+    cannot cover the cells still missing, and remembers the positions it has already
+    looked at in the current pass.  It stops at the first plan that completes the
+    mission within the budget.  Every action looked at counts as one."""
+    h = Heuristic(deck)
+    P, C, _ = best
+    nodes = 0
+
+    class Found(Exception):
+        pass
+
+    def dfs(s: State, g: Cost, depth: int, seen: dict[State, int]) -> None:
+        nonlocal nodes
+        kids: list[tuple[int, int, int, State, Cost]] = []
+        for a, s2 in useful_successors(deck, s):
+            nodes += 1
+            if nodes >= max_nodes:
+                raise Limit
+            g2 = _step_cost(g, a)
+            if g2[0] > P or g2[1] > C:
+                continue
+            if _reached(start, s2):
+                raise Found
+            if depth <= 1 or s2.status != PLAYING:
+                continue
+            hp = h.points_needed(s2)
+            if g2[0] + hp > P:
+                continue
+            kids.append((hp, cost(a), len(kids), s2, g2))
+        kids.sort(key=lambda k: k[:3])
+        for _, _, _, s2, g2 in kids:
+            if seen.get(s2, 0) >= depth - 1:
+                continue
+            seen[s2] = depth - 1
+            dfs(s2, g2, depth - 1, seen)
+
+    if _reached(start, start):
+        return 0
+    try:
+        for depth in range(1, max_depth + 1):
+            dfs(start, (0, 0, 0), depth, {})
+    except Found:
+        return nodes
+    except Limit:
+        return max_nodes
+    return max_nodes
