@@ -20,7 +20,7 @@ import random
 from pathlib import Path
 
 import pytest
-import yaml
+from conftest import STANDARD, flow_data, standard_data
 
 from rove.deal import deal
 from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_position, successors
@@ -29,7 +29,7 @@ from rove.rules import OPTIONS, Rules
 from rove.solve import core
 from rove.solve.game import solve_game_python
 from rove.solve.search import Budget, Heuristic, Limit, solve_mission_python, solve_mission_state
-from rove.spec import BUNDLED_DIR, load_spec
+from rove.spec import load_spec
 
 pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core is not built")
 
@@ -43,8 +43,8 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     random play complete missions, recycle, win and lose; "empties", with must-be-empty
     cells and anonymous patterns on both sides of the cards."""
     root = tmp_path_factory.mktemp("core-specs")
-    base = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8"))
-    out = {"standard": BUNDLED_DIR / "standard.yaml"}
+    base = standard_data()
+    out = {"standard": STANDARD}
 
     variant = json.loads(json.dumps(base))
     variant["name"], variant["missions_to_win"] = "variant", 3
@@ -59,12 +59,7 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     variant["modules"].append({"id": "hand", "code": "H", "name": "Hand", "ability": "gripper",
                                "arrows": [{"kind": "push", "dirs": ["diagonal"]}]})
 
-    flow = json.loads(json.dumps(base))
-    flow["name"], flow["missions_to_win"] = "flow", 10
-    shapes = ["{} #", "# {}", "{}\n#", "#\n{}"]
-    for i, c in enumerate(flow["cards"]):
-        c["mission"]["pattern"] = shapes[(i + i // 6) % 4].format("BLSCGM"[i % 6])
-        c["movement"] = {"points": 1 + i % 2, "bonus": 3, "pattern": "# #" if i % 3 else "#\n#"}
+    flow = flow_data()
 
     empties = json.loads(json.dumps(base))
     empties["name"], empties["missions_to_win"] = "empties", 4
@@ -188,7 +183,7 @@ def test_core_game_search_is_the_python_search() -> None:
                     plan, optimal = solve_game_python(deck, start, budget, stats=stats)
                 else:
                     plan, optimal = core.solve_game(deck, start, budget, False, None, stats,
-                                                        dominance=False)
+                                                        reference=True)
                 answers.append((plan, optimal, budget.nodes, stats))
             except Limit:
                 answers.append(("limit", budget.nodes, stats))
@@ -223,12 +218,13 @@ def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
     assert verdicts == {"greedy": {True, False}, "deepening": {True, False}}
 
 
-def test_lost_table_dominance_keeps_every_verdict(tmp_path: Path) -> None:
-    """The lost tables' dominance (fewer spent modules, more points on the same card,
-    more allowance) never turns a win into a loss: on whole deals of the three-module
-    deck, and of a variant whose Brain moves by other arrows once spent (so its spent
-    bit may not be dominated), under random rule options, each search with dominance
-    gives the exhaustive walk's verdict; every win replays."""
+def test_product_searches_keep_every_verdict(tmp_path: Path) -> None:
+    """What the product's game search adds to the reference algorithm, the lost tables'
+    dominance (fewer spent modules, more points on the same card, more allowance),
+    never turns a win into a loss: on whole deals of the three-module deck, and of a
+    variant whose Brain moves by other arrows once spent (so its spent bit may not be
+    dominated), under random rule options, each search and the portfolio give the
+    exhaustive walk's verdict; every win replays."""
     from test_search_cards import GAME_SPEC, winnable_by_walk
 
     from rove.replay import replay
@@ -251,9 +247,9 @@ def test_lost_table_dominance_keeps_every_verdict(tmp_path: Path) -> None:
             truth = winnable_by_walk(deck, start)
             assert truth is not None
             verdicts.add(truth)
-            for strategy in ("greedy", "deepening"):
+            for strategy in ("greedy", "deepening", "portfolio"):
                 plan, _ = core.solve_game(deck, start, Budget.of(None, 200_000), False, None, {},
-                                          strategy=strategy, dominance=True)
+                                          strategy=strategy)
                 assert (plan is not None) == truth, (name, seed, strategy, rules)
                 if plan is not None:
                     assert replay(p, plan).final.status == WON

@@ -77,7 +77,7 @@ def solve_game(
     max_nodes: int,
     seconds: float | None = None,
     progress: Callable[[int], object] | None = None,
-    dominance: bool = True,
+    reference: bool = False,
 ) -> tuple[Status, list[ActionTuple] | None, bool, int, int, int]:
     """The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest):
     (status, plan, optimal, nodes, deepest done, deepest mission; -1 for none)."""

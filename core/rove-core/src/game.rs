@@ -12,8 +12,8 @@
 //!    obtain for the mission, so exhausting it is a proof.
 //!
 //! The work is split by nodes only, so where the portfolio switches does not depend on
-//! the machine's speed.  States shown to lose are stored by canonical key with the
-//! points allowance they lost under.
+//! the machine's speed.  States shown to lose go to a lost table ([`crate::lost`]) with
+//! the points allowance they lost under.
 
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
@@ -28,6 +28,7 @@ pub const INF: i32 = 1 << 30;
 pub const GREEDY_NODES: u64 = 2000;
 /// and this share of the node limit.
 pub const GREEDY_SHARE: f64 = 0.05;
+
 
 /// The deepest line so far: missions done and the mission it could not complete (a lost
 /// deal's blocker).
@@ -221,9 +222,13 @@ pub enum Strategy {
 /// How the searches may prune, beyond what the rules allow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Lost states also show the states they dominate lost (see [`crate::lost`]).  Off,
-    /// the search visits exactly the nodes of the Python reference search.
+    /// Lost states also show the states they dominate lost (see [`crate::lost`]).
     pub dominance: bool,
+}
+
+impl Options {
+    /// The Python reference search's algorithm: the same nodes, node for node.
+    pub const REFERENCE: Options = Options { dominance: false };
 }
 
 impl Default for Options {

@@ -358,10 +358,11 @@ fn solve_mission(
 /// The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest).
 /// Returns (status, plan, optimal, nodes, deepest done, deepest mission); status as
 /// for `solve_mission`.  `progress` is called with the
-/// missions done whenever a line gets further than any before.  `dominance=False` turns
-/// the lost tables' dominance off (then the nodes are those of the Python search).
+/// missions done whenever a line gets further than any before.  `reference=True` runs
+/// the Python reference search's algorithm (no dominance in the lost tables): the same
+/// nodes as `rove.solve.game.solve_game_python`.
 #[pyfunction]
-#[pyo3(signature = (deck, state, strategy, max_nodes, seconds = None, progress = None, dominance = true))]
+#[pyo3(signature = (deck, state, strategy, max_nodes, seconds = None, progress = None, reference = false))]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
 fn solve_game(
     py: Python<'_>,
@@ -371,7 +372,7 @@ fn solve_game(
     max_nodes: u64,
     seconds: Option<f64>,
     progress: Option<PyObject>,
-    dominance: bool,
+    reference: bool,
 ) -> PyResult<GameAnswer> {
     let strategy = match strategy {
         "portfolio" => Strategy::Portfolio,
@@ -384,7 +385,7 @@ fn solve_game(
     let mut hooks = PyHooks::new(seconds, progress);
     let mut budget = Budget::new(max_nodes);
     let mut deepest = Deepest::default();
-    let got = py.allow_threads(|| game::solve_game(&deck.inner, &s, &mut budget, strategy, game::Options { dominance }, &mut hooks, &mut deepest));
+    let got = py.allow_threads(|| game::solve_game(&deck.inner, &s, &mut budget, strategy, if reference { game::Options::REFERENCE } else { game::Options::default() }, &mut hooks, &mut deepest));
     let (done, mission) = (deepest.done.unwrap_or(-1), deepest.mission.map_or(-1, i32::from));
     if let Some(err) = hooks.error.take() {
         return Err(err);

@@ -140,19 +140,19 @@ def solve_mission_steps(deck: Deck, start: State, budget: Budget, max_points: in
 
 def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
                progress: Callable[[int], None] | None, stats: dict[str, Any],
-               strategy: str | None = None, dominance: bool = True,
+               strategy: str | None = None, reference: bool = False,
                ) -> tuple[list[Action] | None, bool]:
     """The whole-deal search in the core; the same contract as ``game.solve_game``.
 
     ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
-    or ``deepening``.  ``dominance=False`` (tests only) turns off the lost tables'
-    dominance, the one pruning the Python search does not share, so that both visit
-    the same nodes."""
+    or ``deepening``.  ``reference=True`` (tests only) runs the algorithm of the Python
+    reference search, without the lost tables' dominance, so that
+    both visit the same nodes."""
     from .search import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
     status, plan, is_optimal, nodes, done, mission = _core.solve_game(
-        core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, dominance)
+        core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, reference)
     budget.nodes += nodes
     if done >= 0:
         stats["deepest_done"] = done
