@@ -28,12 +28,23 @@ from typer.testing import CliRunner
 from rove.actions import Action, load_plan
 from rove.book import analyse
 from rove.book.build import measured, parse_mix, spec_copy, split_count, star_quotas
-from rove.book.grade import EASIER_WHEN_LARGER, HARDER_WHEN_LARGER, Features, score, stars
+from rove.book.generate import CHAIN_MIN_ABILITIES, Settings, _nudge, count_solutions, mission_puzzle
+from rove.book.grade import (
+    EASIER_WHEN_LARGER,
+    HARDER_WHEN_LARGER,
+    MAX_STARS_UNCOUNTED,
+    Features,
+    kendall_tau_b,
+    score,
+    spearman,
+    stars,
+)
 from rove.cli import app
 from rove.engine import Deck, state_from_position
+from rove.grid import connected
 from rove.position import Current, load_position, parse_position
 from rove.replay import replay
-from rove.solve.search import Budget, solve, solve_mission
+from rove.solve.search import Budget, Limit, solve, solve_mission
 from rove.spec import BUNDLED_DIR, bundled_names, load_spec
 
 ARGS = ["--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]
@@ -327,7 +338,8 @@ def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
 
     ex = tmp_path / "elsewhere" / "ex"
     shutil.copytree(mixed / "ex", ex)
-    assert sorted(p.name for p in (ex / "specs").iterdir()) == ["04-campaign.yaml", "standard.yaml"]
+    campaign = next(p.name for p in ex.glob("*-campaign-1.yaml")).replace("-1.yaml", ".yaml")
+    assert sorted(p.name for p in (ex / "specs").iterdir()) == sorted([campaign, "standard.yaml"])
     assert (ex / "specs" / "standard.yaml").read_bytes() == (BUNDLED_DIR / "standard.yaml").read_bytes()
     assert load_spec(ex / "specs" / "standard.yaml") == load_spec("standard")
     result = runner.invoke(app, ["validate", *(str(p) for p in sorted((ex / "specs").iterdir()))])
@@ -337,7 +349,7 @@ def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
     for y in positions:
         ref = yaml.safe_load(y.read_text())["spec"]
         assert ref not in bundled_names() and ref.startswith("specs/") and (ex / ref).is_file(), (y.name, ref)
-        assert ref == ("specs/04-campaign.yaml" if "campaign" in y.name else "specs/standard.yaml")
+        assert ref == (f"specs/{campaign}" if "campaign" in y.name else "specs/standard.yaml")
         plan = y.with_name(y.stem + ".plan.json")
         result = runner.invoke(app, ["solve", str(y), "--json"])
         assert result.exit_code == 0, (y.name, result.output)
@@ -470,7 +482,26 @@ def _random_features(rng: random.Random) -> Features:
                     first_moves=rng.randint(1, 3), branching=rng.randint(1, 200),
                     greedy=rng.randint(0, 2), bonus_needed=rng.random() < 0.5,
                     wrong_plays=rng.randint(0, plays), plays=plays, nodes=rng.randint(0, 5000),
-                    hand_size=rng.randint(3, 5), traps=rng.randint(0, 3))
+                    hand_size=rng.randint(3, 5), traps=rng.randint(0, 3),
+                    actions=rng.randint(0, 12), solutions=rng.randint(1, 30))
+
+
+@pytest.mark.parametrize("kind", ["mission", "hand"])
+def test_uncounted_solutions_keep_a_puzzle_below_3_stars(kind: str) -> None:
+    rng = random.Random(kind)
+    for _ in range(200):
+        f = _random_features(rng)
+        assert stars(kind, replace(f, solutions=0)) <= MAX_STARS_UNCOUNTED
+        assert stars(kind, replace(f, solutions=0)) <= stars(kind, f)
+
+
+def test_rank_correlations() -> None:
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 45]) == pytest.approx(1.0)
+    assert kendall_tau_b([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ties: average ranks (Spearman), tau-b's tie correction (Kendall)
+    assert spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
+    assert kendall_tau_b([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / 6 ** 0.5)
+    assert spearman([1, 1, 1], [1, 2, 3]) == 0.0 and kendall_tau_b([5, 5], [1, 2]) == 0.0
 
 
 @pytest.mark.parametrize("kind", ["mission", "hand", "deal", "campaign"])
@@ -556,3 +587,136 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path: Path, args: list[str], m
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert not out.exists() and not (tmp_path / "ex").exists()
+
+
+# --------------------------------------------------------------------------- optimal solutions
+
+
+def _all_plans(deck: Deck, s, best: tuple[int, int, int]) -> list[tuple[Action, ...]]:
+    """Every plan of exactly the cost ``best`` that reaches the goal, by brute force over
+    the engine (no bounds but the cost itself): the reference for optimal_solutions."""
+    out: list[tuple[Action, ...]] = []
+
+    def go(st, g, plan):
+        for a, s2 in analyse.start_actions(deck, st):
+            g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
+            if any(x > y for x, y in zip(g2, best)):
+                continue
+            if s2.status in ("goal", "won"):
+                if g2 == best:
+                    out.append((*plan, a))
+            elif s2.status == "playing":
+                go(s2, g2, (*plan, a))
+
+    go(s, (0, 0, 0), ())
+    return out
+
+
+def _classes(deck: Deck, s, plans: list[tuple[Action, ...]]) -> int:
+    """Classes of plans under swaps of independent neighbours, straight from the definition:
+    plans are joined when they differ by one swap of neighbours that are both legal in
+    either order from the state before them and reach the same state."""
+    from rove.engine import apply
+
+    groups = {p: {p} for p in plans}
+    for p in plans:
+        st = s
+        for j in range(len(p) - 1):
+            q = (*p[:j], p[j + 1], p[j], *p[j + 2:])
+            if q in groups and groups[q] is not groups[p]:
+                try:
+                    same = apply(deck, apply(deck, st, p[j]), p[j + 1]) == \
+                        apply(deck, apply(deck, st, p[j + 1]), p[j])
+                except Exception:
+                    same = False
+                if same:
+                    merged = groups[p] | groups[q]
+                    for r in merged:
+                        groups[r] = merged
+            st = apply(deck, st, p[j])
+    return len({id(g) for g in groups.values()})
+
+
+@pytest.mark.parametrize("layout, mission", [
+    ("C B/S M L/. . . G", "c06"),
+    (". M . C/S B L/. G", "c01"),
+])
+def test_optimal_solutions_match_brute_force(layout: str, mission: str) -> None:
+    pos, deck, s = _bare(layout, mission)
+    r = solve(pos)
+    best = (r.points, r.cards, r.abilities)
+    got = analyse.optimal_solutions(deck, s, best, 100_000)
+    plans = _all_plans(deck, s, best)
+    assert got.plans == len(plans) >= 1
+    assert got.classes == _classes(deck, s, plans)
+    assert got.unique is (got.classes == 1)
+    if mission == "c06":
+        # B S2 and C SE2 in either order are one solution, not two
+        b, c = Action.parse("B S2"), Action.parse("C SE2")
+        assert (b, c) in plans and (c, b) in plans
+        assert _classes(deck, s, [(b, c), (c, b)]) == 1
+
+
+def test_optimal_solutions_with_abilities_match_brute_force() -> None:
+    # abilities open: the count is checked against brute force over the same cost
+    text = PUZZLE.replace("spent: [B, C, G, L, M, S]", "spent: [B, G, M, S]").replace(
+        "points: 2", "points: 1")
+    pos = parse_position(text.format(layout="  C B\n  S M L\n  . . . G", mission="c06"))
+    deck = Deck(pos.spec, pos.rules)
+    s = state_from_position(deck, pos)
+    r = solve(pos)
+    assert r.status == "solved"
+    best = (r.points, r.cards, r.abilities)
+    got = analyse.optimal_solutions(deck, s, best, 200_000)
+    plans = _all_plans(deck, s, best)
+    assert got.plans == len(plans) and got.classes == _classes(deck, s, plans)
+
+
+def test_optimal_solutions_limit_is_reported() -> None:
+    _, deck, s = _bare(". M . C/S B L/. G", "c01")
+    with pytest.raises(Limit):
+        analyse.optimal_solutions(deck, s, (2, 0, 0), 1)
+
+
+def test_lookahead_effort() -> None:
+    _, deck, s = _bare("C B/S M L/. . . G", "c06")
+    e = analyse.lookahead_effort(deck, s, (2, 0, 0), 100_000)
+    assert 0 < e < 100_000
+    assert analyse.lookahead_effort(deck, s, (2, 0, 0), 100_000) == e  # deterministic
+    assert analyse.lookahead_effort(deck, s, (2, 0, 0), 3) == 3  # censored at the cap
+    assert analyse.lookahead_effort(deck, s, (1, 0, 0), 100_000) == 100_000  # no plan in 1
+
+
+def test_nudge_keeps_a_valid_layout() -> None:
+    rng = random.Random(3)
+    cells = {"B": (0, 0), "L": (1, 0), "S": (2, 0), "C": (0, 1), "G": (1, 1), "M": (2, 1)}
+    for _ in range(50):
+        new = _nudge(cells, rng)
+        assert set(new) == set(cells) and len(set(new.values())) == len(cells)
+        assert connected(new.values()) and min(x for x, _ in new.values()) == 0
+        assert min(y for _, y in new.values()) == 0
+        cells = new
+
+
+def test_chain_and_deep_candidates_are_proven() -> None:
+    """Mission in N candidates of every recipe: the budget is the proven optimum and the
+    plan replays; a counted candidate's note says what was counted."""
+    sp = load_spec("standard")
+    seen_chain = False
+    for i in range(12):
+        p = mission_puzzle(sp, f"test:{i}", Settings())
+        if p is None:
+            continue
+        deck = Deck(p.position.spec)
+        r = solve(p.position)
+        assert r.optimal and r.points == p.features.points == p.position.current.points
+        assert analyse.reaches_goal(deck, state_from_position(deck, p.position), list(p.plan),
+                                    p.features.points)
+        if p.features.abilities >= CHAIN_MIN_ABILITIES and p.features.points >= 1:
+            seen_chain = True
+            assert any("Abilities and moves" in n for n in p.notes)
+        q = count_solutions(p, Settings(solution_nodes=20_000))
+        if q.features.solutions:
+            assert any(("unique" in n) if q.features.solutions == 1 else
+                       (f"{q.features.solutions} essentially different" in n) for n in q.notes)
+    assert seen_chain

@@ -33,9 +33,11 @@ from .generate import (
     Puzzle,
     Settings,
     campaign_puzzle,
+    count_solutions,
     deal_puzzle,
     hand_puzzle,
     mission_puzzle,
+    potential_stars,
 )
 from .grade import GRADING_TEXT
 
@@ -96,7 +98,8 @@ def star_quotas(n: int) -> dict[int, int]:
 
 
 def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
-          keys: set[tuple], progress: Progress | None) -> list[Puzzle]:
+          keys: set[tuple], progress: Progress | None,
+          finish: Callable[[Puzzle], Puzzle] | None = None) -> list[Puzzle]:
     quotas = star_quotas(n)
     chosen: dict[int, list[Puzzle]] = {s: [] for s in quotas}
     if progress:
@@ -125,6 +128,25 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
         if p is None or p.key in keys:
             continue
         keys.add(p.key)
+        if potential_stars(p) > p.stars:
+            # graded below what it is worth until its optimal solutions are counted: count
+            # them while that grade has room or the kind has too few puzzles (only then is
+            # the count worth its cost), and never print it under-graded
+            pot = potential_stars(p)
+            short = sum(map(len, chosen.values())) + len(spare) < n  # too few puzzles yet
+            if finish is None or len(chosen[pot]) >= quotas[pot] and not short and not (
+                    pot == 5 and chosen[5] and p.score > min(q.score for q in chosen[5])):
+                continue
+            p = finish(p)
+            if potential_stars(p) > p.stars:
+                continue  # not counted within its node budget
+        if p.stars == 5 and len(chosen[5]) >= quotas[5] and chosen[5]:
+            # the top grade keeps the hardest puzzles seen so far: the longest, least obvious
+            weakest = min(chosen[5], key=lambda q: q.score)
+            if p.score > weakest.score:
+                chosen[5].remove(weakest)
+                chosen[5].append(p)
+                p = weakest
         if len(chosen[p.stars]) < quotas[p.stars]:
             chosen[p.stars].append(p)
             if progress:
@@ -172,18 +194,22 @@ def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
         "hand": lambda label: hand_puzzle(spec, label, settings),
         "campaign": lambda label: campaign_puzzle(spec, label, settings),
     }
+
+    def finish(p: Puzzle) -> Puzzle:
+        return count_solutions(p, settings)
+
     for kind in ("hand", "deal", "campaign"):
         if kind in counts:
             if kind == "deal":
                 got = _deals(counts[kind], spec, settings, seed, keys, progress)
             else:
-                got = _fill(kind, counts[kind], makers[kind], seed, keys, progress)
+                got = _fill(kind, counts[kind], makers[kind], seed, keys, progress, finish)
             found += got
             short = counts[kind] - len(got)
             if short:
                 counts["mission"] = counts.get("mission", 0) + short
     if counts.get("mission"):
-        found += _fill("mission", counts["mission"], makers["mission"], seed, keys, progress)
+        found += _fill("mission", counts["mission"], makers["mission"], seed, keys, progress, finish)
     return sorted(found, key=lambda p: (p.stars, KIND_ORDER.index(p.kind), p.score, p.source))
 
 
@@ -230,7 +256,7 @@ def measured(p: Puzzle) -> tuple[str, ...]:
     f = p.features
     n = {name: _count(getattr(f, name)) for name in (
         "points", "cards", "abilities", "hand_size", "nodes", "traps", "wrong_plays", "plays",
-        "branching", "first_moves")}
+        "branching", "first_moves", "actions", "solutions")}
     score = (f"score {p.score:.1f}" if isinstance(p.score, (int, float)) and not isinstance(p.score, bool)
              and math.isfinite(p.score) else None)
     words: list[str | None] = []
@@ -273,6 +299,12 @@ def measured(p: Puzzle) -> tuple[str, ...]:
             words.append("a bonus is needed")
     if n["abilities"]:
         words.append(f"{_plural(n['abilities'], 'ability', 'abilities')} needed")
+    if n["actions"]:
+        words.append(f"a plan of {_plural(n['actions'], 'action')}")
+    if n["solutions"]:
+        words.append("a unique optimal solution (up to the order of independent actions)"
+                     if n["solutions"] == 1 else
+                     f"{n['solutions']} essentially different optimal solutions")
     if n["branching"] is not None:
         words.append(f"{_plural(n['branching'], 'action')} at the start")
     words.append(_said({0: "a greedy player finds it", 1: "a greedy player overspends",

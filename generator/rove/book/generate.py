@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from ..actions import Action
 from ..deal import deal
 from ..engine import Deck, State, state_cells, state_from_position
-from ..grid import NEIGHBOUR_OFFSETS, Cell
+from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
 from ..replay import verify_plan
 from ..rules import HAND_SIZES
@@ -65,6 +65,7 @@ class Settings:
 
     mission_nodes: int = 40_000
     check_nodes: int = 80_000     # all the follow-up proofs of one candidate together
+    solution_nodes: int = 300_000  # nodes (A* ones included) for listing the optimal solutions
     deal_nodes: int = 200_000
     time_limit: float | None = 30.0
     spec_ref: str = "standard"
@@ -169,25 +170,50 @@ def _mission_choices(spec: Spec, deck: Deck, s: State) -> list[str]:
 def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """One Mission in N candidate from the seed label, or None if it is not kept.
 
-    A random layout (half the time a winding chain, which makes dearer missions), 3 or
-    more modules spent, a mission the layout does not show; A* finds the optimum N, kept
-    when 1 <= N <= MAX_N; then the budget is set to N, the optimal first moves are counted
-    and the greedy player is run."""
+    A random layout (half the time a winding chain, which makes dearer missions), some
+    modules spent, a mission the layout does not show; A* finds the optimum N, kept when
+    1 <= N <= MAX_N; then the budget is set to N and the puzzle is measured.  The seed
+    picks one of four recipes (``MISSION_RECIPES``):
+
+    * ``random``: 3 or more modules spent, a random mission (mostly the gentle ones);
+    * ``dearest``: the same, but the mission whose optimum is the largest;
+    * ``deep``: every module spent (moves only) and a random mission; the layout is then
+      improved by hill climbing (``_climb``: one module moved to another free cell at a
+      time, each step kept when the proven optimum does not get cheaper) towards a plan
+      of MAX_N points;
+    * ``chain``: only CHAIN_SPENT modules spent, so most abilities are open, and the
+      layout climbed towards a long plan of abilities *and* moves; kept only when the
+      optimum needs at least CHAIN_MIN_ABILITIES abilities and one point."""
     rng = random.Random(f"rove-book:mission:{label}")
     deck = Deck(spec)
-    cells = random_layout(spec.codes, rng, winding=rng.random() < 0.5)
-    spent = _random_spent(spec.codes, rng, 3, len(spec.codes))
+    roll = rng.random()
+    recipe = next(name for name, share in _RECIPE_CUTS if roll < share)
+    cells = random_layout(spec.codes, rng, winding=recipe in ("deep", "chain") or rng.random() < 0.5)
+    if recipe == "deep":
+        spent = frozenset(spec.codes)
+    elif recipe == "chain":
+        spent = _random_spent(spec.codes, rng, *CHAIN_SPENT)
+    else:
+        spent = _random_spent(spec.codes, rng, 3, len(spec.codes))
     probe = _position(spec, cells, spec.cards[0].id, spent, (), Current(None, MAX_N), settings)
     s0 = state_from_position(deck, probe)
     missions = _mission_choices(spec, deck, s0)
     if not missions:
         return None
     sol: analyse.Solved | None
-    if rng.random() < DEAREST_SHARE:
+    if recipe == "dearest":
         got = _dearest_mission(deck, probe, missions, settings)
         if got is None:
             return None
         pos, sol = got
+    elif recipe in ("deep", "chain"):
+        pos = replace(probe, mission=rng.choice([c.id for c in spec.cards]))
+        climbed = _climb(deck, pos, rng, settings, _deep_value if recipe == "deep" else _chain_value)
+        if climbed is None:
+            return None
+        pos, sol = climbed
+        if recipe == "chain" and not _is_chain(sol):
+            return None
     else:
         pos = replace(probe, mission=rng.choice(missions))
         try:
@@ -208,11 +234,138 @@ def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
         return None
     feats = Features(points=n, cards=sol.cards, abilities=sol.abilities, first_moves=first,
                      branching=analyse.branching(deck, s), greedy=analyse.greedy(deck, s, h, n),
-                     nodes=sol.nodes)
+                     nodes=sol.nodes, actions=len(sol.plan))
     verify_plan(pos, list(sol.plan), deck)
-    notes = ("The first move is unique.",) if first == 1 else ()
     return Puzzle("mission", pos, sol.plan, feats, score("mission", feats), stars("mission", feats),
-                  puzzle_key(pos, ("budget", n)), label, notes=notes)
+                  puzzle_key(pos, ("budget", n)), label, notes=_mission_notes(feats))
+
+
+#: Mission in N recipes and the share of candidates each makes
+MISSION_RECIPES = (("random", 0.2), ("dearest", 0.2), ("deep", 0.35), ("chain", 0.25))
+_RECIPE_CUTS = tuple((name, sum(s for _, s in MISSION_RECIPES[:i + 1]))
+                     for i, (name, _) in enumerate(MISSION_RECIPES[:-1])) + ((MISSION_RECIPES[-1][0], 2.0),)
+CLIMB_STEPS = 40  # layouts the hill climb tries per candidate
+CHAIN_SPENT = (1, 3)  # modules spent in a chain candidate
+CHAIN_MIN_ABILITIES = 2  # a chain puzzle's optimum uses at least this many abilities
+
+
+def _is_chain(sol: analyse.Solved) -> bool:
+    return sol.abilities >= CHAIN_MIN_ABILITIES and sol.points >= 1
+
+
+def _deep_value(sol: analyse.Solved) -> tuple[int, ...]:
+    return (sol.points, len(sol.plan))
+
+
+def _chain_value(sol: analyse.Solved) -> tuple[int, ...]:
+    return (_is_chain(sol), len(sol.plan), min(sol.points, 4), sol.abilities)
+
+
+def _climb(deck: Deck, pos: Position, rng: random.Random, settings: Settings,
+           value: Callable[[analyse.Solved], tuple[int, ...]],
+           ) -> tuple[Position, analyse.Solved] | None:
+    """Hill climbing on the layout for a dearer mission: CLIMB_STEPS times, one module is
+    moved to a random free cell next to the group (the layout stays valid and does not
+    show the mission); the new layout is kept when its proven optimum (1..MAX_N points)
+    has a ``value`` at least as high.  Every value is an optimum proven by A* (a proof
+    that runs out of nodes just rejects the step).  Returns the best layout and its
+    optimum, or None when no layout tried had one."""
+
+    def solved(cand: Position) -> analyse.Solved | None:
+        s = state_from_position(deck, cand)
+        if s.status != "playing":
+            return None
+        try:
+            sol = analyse.solve_optimal(deck, s, settings.mission_nodes, settings.time_limit)
+        except Limit:
+            return None
+        return sol if sol is not None and 1 <= sol.points <= MAX_N else None
+
+    best = solved(pos)
+    for _ in range(CLIMB_STEPS):
+        cand = pos.with_cells(_nudge(pos.cells, rng))
+        sol = solved(cand)
+        if sol is not None and (best is None or value(sol) >= value(best)):
+            pos, best = cand, sol
+    return None if best is None else (pos.with_cells(normalized_cells(pos.cells)), best)
+
+
+def _nudge(cells: dict[str, Cell], rng: random.Random) -> dict[str, Cell]:
+    """The layout with one module moved to a free cell next to the others (still one
+    connected group), re-based to (0, 0); the same layout when no move is found."""
+    codes = sorted(cells)
+    for _ in range(20):
+        code = rng.choice(codes)
+        others = {k: v for k, v in cells.items() if k != code}
+        taken = set(others.values())
+        free = sorted({(x + dx, y + dy) for x, y in taken for dx, dy in NEIGHBOUR_OFFSETS}
+                      - taken - {cells[code]})
+        new = dict(others)
+        new[code] = rng.choice(free)
+        if connected(new.values()):
+            return normalized_cells(new)
+    return cells
+
+
+def _mission_notes(f: Features) -> tuple[str, ...]:
+    notes = []
+    if f.abilities >= CHAIN_MIN_ABILITIES and f.points >= 1:
+        notes.append("Abilities and moves together: the best solution needs both.")
+    notes += _solution_note(f)
+    if not f.solutions and f.first_moves == 1:
+        notes.append("The first move is unique.")
+    return tuple(notes)
+
+
+def _solution_note(f: Features) -> tuple[str, ...]:
+    """What the page says about the optimal solutions, when they were counted."""
+    if f.solutions == 1:
+        return ("The optimal solution is unique, up to the order of independent actions.",)
+    if f.solutions > 1:
+        return (f"There are {f.solutions} essentially different optimal solutions; find one.",)
+    return ()
+
+
+def potential_stars(p: Puzzle) -> int:
+    """The stars ``p`` gets once its optimal solutions are counted, at most (a Mission in N
+    or hand puzzle is graded at most MAX_STARS_UNCOUNTED until they are)."""
+    if p.kind not in SOLUTION_KINDS or p.features.solutions > 0:
+        return p.stars
+    return max(p.stars, stars(p.kind, replace(p.features, solutions=1)))
+
+
+SOLUTION_KINDS = ("mission", "hand")  # the kinds whose optimal solutions are counted
+
+
+def count_solutions(p: Puzzle, settings: Settings) -> Puzzle:
+    """``p`` with its essentially different optimal solutions counted
+    (``analyse.optimal_solutions``), graded again and its notes saying what was found;
+    ``p`` itself when it is not a Mission in N or hand puzzle, was counted already, or the
+    count runs out of nodes (then it stays below 3 stars).  Counting is dear, so the
+    book does it only for the puzzles it would print at 3 stars or more."""
+    if p.kind not in SOLUTION_KINDS or p.features.solutions > 0:
+        return p
+    deck = Deck(p.position.spec, p.position.rules)
+    s = state_from_position(deck, p.position)
+    f = p.features
+    try:
+        got = analyse.optimal_solutions(deck, s, (f.points, f.cards, f.abilities),
+                                        settings.solution_nodes)
+    except Limit:
+        return p
+    if not got.classes:
+        return p
+    f = replace(f, solutions=got.classes)
+    notes = _mission_notes(f) if p.kind == "mission" else _hand_notes(f)
+    return replace(p, features=f, score=score(p.kind, f), stars=stars(p.kind, f), notes=notes)
+
+
+def _hand_notes(f: Features) -> tuple[str, ...]:
+    w = f.wrong_plays
+    return (f"{w} of the {f.plays} opening card plays make{'s' if w == 1 else ''} the "
+            "mission impossible or dearer.",
+            "No solution takes base points only: a bonus is needed.",
+            *_solution_note(f))
 
 
 def _dearest_mission(deck: Deck, probe: Position, missions: list[str], settings: Settings,
@@ -308,11 +461,9 @@ def _hand_check(deck: Deck, pos: Position, label: str, settings: Settings) -> Pu
     feats = Features(points=sol.points, cards=sol.cards, abilities=sol.abilities,
                      branching=analyse.branching(deck, s),
                      greedy=analyse.greedy(deck, s, h, sol.points), bonus_needed=True,
-                     wrong_plays=wrong, plays=plays, nodes=sol.nodes)
+                     wrong_plays=wrong, plays=plays, nodes=sol.nodes, actions=len(sol.plan))
     verify_plan(pos, list(sol.plan), deck)
-    notes = (f"{wrong} of the {plays} opening card plays make{'s' if wrong == 1 else ''} the "
-             "mission impossible or dearer.",
-             "No solution takes base points only: a bonus is needed.")
+    notes = _hand_notes(feats)
     return Puzzle("hand", pos, sol.plan, feats, score("hand", feats), stars("hand", feats),
                   puzzle_key(pos, ("hand", pos.hand)), label, notes=notes)
 
