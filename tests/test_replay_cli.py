@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 
 from rove.actions import Action, dumps_plan
 from rove.cli import app
+from rove.engine import GOAL, Deck, IllegalAction, state_from_position
+from rove.errors import PlanRejected, SolverBug
 from rove.position import load_position
-from rove.replay import replay, verify_plan
+from rove.replay import replay, run_plan, states_along, verify_plan
 
 # Wake Up (c01) is "B / # / #": B with two modules below it.  Playing c02 (1 point)
 # and moving Gripper SW puts G under C and completes the mission.
@@ -153,11 +155,39 @@ def test_library_replay_matches_the_command(files: Path) -> None:
     plan = [Action.parse(t) for t in GOOD]
     r = verify_plan(pos, plan)
     assert r.to_json() == json.loads(run(files / "pos.yaml", files / "good.json", "--json")[1])
-    with pytest.raises(AssertionError, match="step 1 \\(G N1\\) is illegal"):
-        verify_plan(pos, [plan[0], Action.parse("G N1")])
-    with pytest.raises(AssertionError, match="ends with status playing"):
-        verify_plan(pos, plan[:1])
     assert replay(pos, []).to_json()["steps_applied"] == 0
+
+
+def test_a_rejected_plan_is_a_typed_error(files: Path) -> None:
+    """verify_plan raises PlanRejected, a SolverBug (and so an AssertionError), that says
+    which step failed and why, or how a legal plan ended."""
+    pos = load_position(files / "pos.yaml")
+    plan = [Action.parse(t) for t in GOOD]
+    with pytest.raises(PlanRejected, match="step 1 \\(G N1\\) is illegal") as illegal:
+        verify_plan(pos, [plan[0], Action.parse("G N1")])
+    assert (illegal.value.index, illegal.value.status) == (1, "playing")
+    assert "lands on L's cell" in illegal.value.reason
+    with pytest.raises(PlanRejected, match="ends with status playing") as short:
+        verify_plan(pos, plan[:1])
+    assert (short.value.index, short.value.status) == (None, "playing")
+    assert isinstance(short.value, SolverBug) and isinstance(short.value, AssertionError)
+
+
+def test_the_one_replay_loop(files: Path) -> None:
+    """run_plan stops at the first illegal step (a step after the goal is one);
+    states_along insists on a legal plan; replay is run_plan from the position."""
+    pos = load_position(files / "pos.yaml")
+    deck = Deck(pos.spec, pos.rules)
+    start = state_from_position(deck, pos)
+    plan = [Action.parse(t) for t in GOOD]
+    states, bad = run_plan(deck, start, plan)
+    assert bad is None and len(states) == 2 and states[-1].status == GOAL
+    assert list(replay(pos, plan, deck).states) == states
+    assert states_along(deck, start, plan) == [start, *states]
+    states, bad = run_plan(deck, start, [*plan, plan[1]])
+    assert len(states) == 2 and bad == (2, "the goal is already reached")
+    with pytest.raises(IllegalAction, match="step 2: the goal is already reached"):
+        states_along(deck, start, [*plan, plan[1]])
 
 
 def test_real_subprocess(files: Path) -> None:

@@ -22,15 +22,16 @@ millions of layouts; ``pack``/``unpack`` convert at the edges.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Final, Literal, cast
 
 from .actions import Action
 from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell
 from .position import Current, Position
 from .rules import HAND_LIMIT, Rules
-from .spec import ANY, EMPTY, Pattern, Spec
+from .spec import ANY, EMPTY, Ability, ArrowKind, Pattern, Spec
 
 STRIDE = 1024
 _HALF = STRIDE // 2
@@ -38,7 +39,14 @@ NB: tuple[int, ...] = tuple(d.dx + d.dy * STRIDE for d in DIRECTIONS)
 DIR_OFFSET: dict[str, int] = {d.name: d.dx + d.dy * STRIDE for d in DIRECTIONS}
 DIR_NAMES: tuple[str, ...] = tuple(d.name for d in DIRECTIONS)
 
-PLAYING, WON, LOST, GOAL = "playing", "won", "lost", "goal"
+Status = Literal["playing", "won", "lost", "goal"]
+"""Where a game stands: still playing, won, lost, or (``goal: mission``) its mission done."""
+Goal = Literal["game", "mission"]
+"""What a position asks for: win the game, or complete the current mission."""
+PLAYING: Final[Status] = "playing"
+WON: Final[Status] = "won"
+LOST: Final[Status] = "lost"
+GOAL: Final[Status] = "goal"
 
 
 def pack(cell: Cell) -> int:
@@ -122,16 +130,41 @@ class CompiledPattern:
                 return True
         return False
 
+    def covered(self, base: int) -> frozenset[int]:
+        """The cells that must hold a module when the pattern's (0, 0) is at ``base``."""
+        return frozenset(base + x + y * STRIDE for (x, y), v in self.pattern.cells if v != EMPTY)
+
+
+def matched_cells(pattern: Pattern, cells: Mapping[str, Cell]) -> frozenset[Cell]:
+    """The layout cells that ``pattern`` covers where it matches ``cells`` (module code ->
+    cell), or nothing when it does not match.  Of several matches, the one whose
+    translation is least in (x, y) order (the leftmost, then the topmost): the cells a
+    picture highlights.  Matching is ``CompiledPattern``'s, as in play."""
+    codes = tuple(cells)
+    if any(v not in cells for v in pattern.named):
+        return frozenset()
+    compiled = CompiledPattern(pattern, {c: i for i, c in enumerate(codes)})
+    packed = tuple(pack(cells[c]) for c in codes)
+    occ = set(packed)
+    bases = [b for b in compiled.anchors(packed) if compiled.matches_at(packed, occ, b)]
+    if not bases:
+        return frozenset()
+    return frozenset(unpack(c) for c in compiled.covered(min(bases, key=unpack)))
+
 
 # --------------------------------------------------------------------------- deck
+
+
+Side = tuple[tuple[ArrowKind, tuple[str, ...]], ...]
+"""A module side's arrows: (kind, direction names) each."""
 
 
 @dataclass(frozen=True, slots=True)
 class ModuleRules:
     code: str
-    ability: str
-    #: per side (0 active, 1 spent): tuple of (kind, tuple of direction names)
-    arrows: tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[tuple[str, tuple[str, ...]], ...]]
+    ability: Ability
+    #: per side (0 active, 1 spent)
+    arrows: tuple[Side, Side]
 
     @property
     def flip_matters(self) -> bool:
@@ -194,8 +227,8 @@ class State:
     mission: int = -1
     done: int = 0
     completed: tuple[int, ...] = ()
-    status: str = PLAYING
-    goal: str = "game"
+    status: Status = PLAYING
+    goal: Goal = "game"
 
     def is_spent(self, i: int) -> bool:
         return bool(self.spent >> i & 1)
@@ -474,6 +507,23 @@ def layout_abilities(deck: Deck, cells: tuple[int, ...], actor: int,
 # --------------------------------------------------------------------------- card flow
 
 
+def sensor_draws_left(deck: Deck, spent: int) -> int:
+    """The Sensor-draw count: cards the Sensor ability can still draw with the modules
+    not in ``spent``, at most.  Once per active Sensor, and once more per active
+    Gripper, which may trigger a Sensor even when it is spent; none without a Sensor.
+
+    An upper bound, not the exact count: under ``gripper_target: active_only`` a
+    Gripper can draw only through an active Sensor, and this still counts it when every
+    Sensor is spent (sound, and what the compiled core's ``Deck::sensor_draws_left``
+    computes; tests/test_core.py holds the two to the same bounds).  The one definition:
+    the searches, their dominance rules and the bounds of every solver call it."""
+    mods = deck.modules
+    if not any(m.ability == "sensor" for m in mods):
+        return 0
+    return sum(1 for i, m in enumerate(mods)
+               if m.ability in ("sensor", "gripper") and not spent >> i & 1)
+
+
 def _take(deck: Deck, draw: tuple[int, ...], discard: tuple[int, ...],
           ) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """Take the top card of the draw pile, recycling the discard pile as the rulings say.
@@ -720,7 +770,7 @@ def state_from_position(deck: Deck, pos: Position) -> State:
         mission=ci[pos.mission],
         done=pos.missions_done,
         completed=tuple(ci[c] for c in pos.completed),
-        goal=pos.goal,
+        goal=cast(Goal, pos.goal),  # the position loader accepts only a Goal
     )
     return reveal_check(deck, s)
 

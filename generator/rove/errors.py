@@ -76,3 +76,21 @@ class Problems:
     def raise_if_any(self) -> None:
         if self.items:
             raise InputError(list(self.items))
+
+
+class SolverBug(AssertionError):
+    """An internal check failed: never bad input, always a bug to report (a solver's plan
+    that does not replay, a model that contradicts a replayed plan).  An AssertionError,
+    so code that caught those still catches it; unlike ``assert`` it survives ``python -O``."""
+
+
+class PlanRejected(SolverBug):
+    """A solver's plan failed its replay through the rules engine: step ``index`` is
+    illegal (``reason`` says why), or the plan is legal (``index`` None) but ends with
+    ``status`` instead of the goal."""
+
+    def __init__(self, message: str, index: int | None, reason: str, status: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.reason = reason
+        self.status = status

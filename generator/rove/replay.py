@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
 from .engine import GOAL, WON, Deck, IllegalAction, State, apply, state_cells, state_from_position, state_json
+from .errors import PlanRejected
 from .position import Position, layout_text
 
 
@@ -63,31 +65,49 @@ class Replay:
         }
 
 
-def replay(pos: Position, plan: list[Action] | tuple[Action, ...], deck: Deck | None = None) -> Replay:
-    """Apply the plan step by step; stop at the first illegal step."""
-    deck = deck or Deck(pos.spec, pos.rules)
-    start = state_from_position(deck, pos)
+def run_plan(deck: Deck, start: State, plan: Iterable[Action],
+             ) -> tuple[list[State], tuple[int, str] | None]:
+    """The one replay loop: the state after each step of ``plan`` from ``start``, up to the
+    first illegal step, and that step as (index, reason), or None when every step is legal.
+    A step after the game ends is illegal (``apply`` says so)."""
     states: list[State] = []
     s = start
-    bad: tuple[int, str] | None = None
     for i, a in enumerate(plan):
         try:
             s = apply(deck, s, a)
         except IllegalAction as exc:
-            bad = (i, str(exc))
-            break
+            return states, (i, str(exc))
         states.append(s)
+    return states, None
+
+
+def states_along(deck: Deck, start: State, plan: Iterable[Action]) -> list[State]:
+    """``start`` and the state after each step of a plan known to be legal (raises
+    IllegalAction at a step that is not)."""
+    states, bad = run_plan(deck, start, plan)
+    if bad is not None:
+        raise IllegalAction(f"step {bad[0]}: {bad[1]}")
+    return [start, *states]
+
+
+def replay(pos: Position, plan: list[Action] | tuple[Action, ...], deck: Deck | None = None) -> Replay:
+    """Apply the plan step by step; stop at the first illegal step."""
+    deck = deck or Deck(pos.spec, pos.rules)
+    start = state_from_position(deck, pos)
+    states, bad = run_plan(deck, start, plan)
     return Replay(deck, start, tuple(plan), tuple(states), bad, pos.missions_done)
 
 
 def verify_plan(pos: Position, plan: list[Action], deck: Deck | None = None) -> Replay:
-    """Replay a solver's plan and insist that it is legal and reaches the goal."""
+    """Replay a solver's plan and insist that it is legal and reaches the goal; raises
+    PlanRejected (a SolverBug) when it does not."""
     r = replay(pos, plan, deck)
-    if not r.legal:
-        i, why = r.first_illegal  # type: ignore[misc]
-        raise AssertionError(f"solver bug: step {i} ({plan[i]}) is illegal: {why}")
+    if r.first_illegal is not None:
+        i, why = r.first_illegal
+        raise PlanRejected(f"solver bug: step {i} ({plan[i]}) is illegal: {why}", i, why, r.final.status)
     if not r.goal_reached:
-        raise AssertionError(f"solver bug: the plan is legal but ends with status {r.final.status}")
+        raise PlanRejected(f"solver bug: the plan is legal but ends with status {r.final.status}",
+                           None, "", r.final.status)
     return r
 
 

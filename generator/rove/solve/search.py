@@ -31,6 +31,7 @@ from ..engine import (
     Deck,
     State,
     pack,
+    sensor_draws_left,
     state_from_position,
     successors,
     unpack,
@@ -67,16 +68,6 @@ class Budget:
             raise Limit
         if self.nodes == 1 and time.monotonic() > self.deadline:
             raise Limit
-
-
-def sensor_draws_left(deck: Deck, spent: int) -> int:
-    """Cards the Sensor ability can still draw: once per unspent Sensor, and once more per
-    unspent Gripper, which may trigger a Sensor even when it is spent."""
-    mods = deck.modules
-    sensors = sum(1 for i, m in enumerate(mods) if m.ability == "sensor" and not spent >> i & 1)
-    if not any(m.ability == "sensor" for m in mods):
-        return 0
-    return sensors + sum(1 for i, m in enumerate(mods) if m.ability == "gripper" and not spent >> i & 1)
 
 
 class Heuristic:
