@@ -11,12 +11,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from .errors import InputError
 from .grid import DIRECTION_BY_NAME
 
 Cell = tuple[int, int]
+Act = Literal["play", "move", "ability"]
+"""The kind of a plan step (the ``act`` of its JSON object)."""
+ACTS: tuple[Act, ...] = get_args(Act)
 
 #: The longest plan a file may hold: a whole game takes a few hundred actions at most.
 MAX_PLAN_ACTIONS = 100_000
@@ -33,7 +36,7 @@ class Action:
     ``target`` + ``dir`` (Motor), ``target`` + ``to`` (Brain), ``to`` (Coil), none (Sensor).
     """
 
-    act: str
+    act: Act
     module: str | None = None
     card: str | None = None
     bonus: bool | None = None
@@ -91,8 +94,9 @@ class Action:
         if not isinstance(obj, dict):
             raise ValueError(f"an action must be a JSON object, not {obj!r}")
         act = obj.get("act")
-        allowed = {"play": {"act", "card", "bonus"}, "move": {"act", "module", "dir", "dist"},
-                   "ability": {"act", "module", "via", "swap", "target", "dir", "to"}}
+        allowed: dict[Act, set[str]] = {
+            "play": {"act", "card", "bonus"}, "move": {"act", "module", "dir", "dist"},
+            "ability": {"act", "module", "via", "swap", "target", "dir", "to"}}
         if not isinstance(act, str) or act not in allowed:
             raise ValueError(f"'act' is {act!r}; use play, move or ability")
         what = f"{'an' if act == 'ability' else 'a'} {act} action"

@@ -6,7 +6,12 @@ Every engine and solver result records the options it ran under (``Rules.to_dict
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
+
+Recycle = Literal["on_demand", "when_empty"]
+"""Rule option ``recycle``: when the discard pile becomes the draw pile."""
+GripperTarget = Literal["active_or_spent", "active_only"]
+"""Rule option ``gripper_target``: which modules a Gripper may trigger."""
 
 HAND_LIMIT = 5
 HAND_SIZES = {"normal": 5, "hard": 4, "impossible": 3}
@@ -14,16 +19,16 @@ HAND_SIZES = {"normal": 5, "hard": 4, "impossible": 3}
 #: option name -> allowed values, default first
 OPTIONS: dict[str, tuple[Any, ...]] = {
     "auto_complete_on_reveal": (True, False),
-    "recycle": ("on_demand", "when_empty"),
-    "gripper_target": ("active_or_spent", "active_only"),
+    "recycle": get_args(Recycle),
+    "gripper_target": get_args(GripperTarget),
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
     auto_complete_on_reveal: bool = True
-    recycle: str = "on_demand"
-    gripper_target: str = "active_or_spent"
+    recycle: Recycle = "on_demand"
+    gripper_target: GripperTarget = "active_or_spent"
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from .errors import InputError, Problem, Problems
 from .grid import (
@@ -26,11 +26,15 @@ from .grid import (
     parse_dirs,
 )
 from .pdf.titles import title_problem
-from .yamlio import LineDict, LineList, load_yaml_file, short_repr, yaml_scalar
+from .yamlio import LineDict, LineList, load_yaml_file, load_yaml_text, short_repr, yaml_scalar
 
 SPEC_FORMAT = "rove-spec/1"
-ARROW_KINDS = ("standard", "short", "jump", "push")
-ABILITIES = ("brain", "coil", "gripper", "laser", "motor", "sensor")
+ArrowKind = Literal["standard", "short", "jump", "push"]
+"""How an arrow moves its module (docs/RULES.md, "Arrows")."""
+Ability = Literal["brain", "coil", "gripper", "laser", "motor", "sensor"]
+"""A module's ability (docs/RULES.md, "Abilities")."""
+ARROW_KINDS: tuple[ArrowKind, ...] = get_args(ArrowKind)
+ABILITIES: tuple[Ability, ...] = get_args(Ability)
 ANY = "#"
 EMPTY = "_"
 MAX_POINTS = 9
@@ -51,7 +55,7 @@ _CODE_RE = re.compile(r"^[A-Z]$")
 class Arrow:
     """A kind of movement and the directions it may be used in."""
 
-    kind: str
+    kind: ArrowKind
     dirs: tuple[Direction, ...]
 
     def to_yaml(self) -> dict[str, Any]:
@@ -106,7 +110,7 @@ class Module:
     id: str
     code: str
     name: str
-    ability: str
+    ability: Ability
     arrows: tuple[Arrow, ...]
     spent_arrows: tuple[Arrow, ...]
     spent_same: bool = True
@@ -193,6 +197,14 @@ def load_spec(ref: str | Path, base_dir: Path | None = None) -> Spec:
     return _SpecReader().read(path)
 
 
+def parse_spec(text: str, name: str = "<spec>", base_dir: Path | None = None) -> Spec:
+    """A spec from YAML (or JSON) text, validated as ``load_spec`` validates a file;
+    ``name`` stands for the file in problems, and includes are read relative to
+    ``base_dir`` (default: the working folder)."""
+    path = (base_dir or Path()) / name
+    return _SpecReader().read_data(path, load_yaml_text(text, str(path)))
+
+
 class _SpecReader:
     """Reads one spec file and the files it includes, then validates the whole deck."""
 
@@ -207,7 +219,10 @@ class _SpecReader:
         self.includes = 0
 
     def read(self, path: Path) -> Spec:
-        data = load_yaml_file(path, "card spec (YAML)")
+        return self.read_data(path, load_yaml_file(path, "card spec (YAML)"))
+
+    def read_data(self, path: Path, data: Any) -> Spec:
+        """The spec of the parsed YAML ``data`` of file ``path`` (its includes are read)."""
         probs = Problems(str(path))
         name, mtw, modules, cards = self._read_file(path, data, probs, top=True)
         if not isinstance(data, LineDict):
