@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import STANDARD, rove_script
 from typer.testing import CliRunner
 
 from rove.cli import app
 from rove.position import load_position, parse_position
-from rove.spec import BUNDLED_DIR
 
-STANDARD = BUNDLED_DIR / "standard.yaml"
 PROBLEM_LINE = re.compile(r"^.+:\d+: \S.*$")
 
 BAD_SPEC = """\
@@ -43,18 +41,6 @@ cards:
   - {id: k1, mission: {title: A, pattern: "B #"}, movement: {points: 1, bonus: 2, pattern: "# #"}}
   - {id: k2, mission: {title: B, pattern: "L #"}, movement: {points: 1, bonus: 2, pattern: "# #"}}
 """
-
-
-@pytest.fixture(scope="module")
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-def rove_script() -> str:
-    script = Path(sys.executable).parent / "rove"
-    found = str(script) if script.exists() else shutil.which("rove")
-    assert found, "the rove console script is not installed"
-    return found
 
 
 def write(path: Path, text: str) -> Path:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import yaml
+from conftest import flow_data, standard_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +40,7 @@ from rove.grid import DIRECTIONS, connected
 from rove.position import Current, Position, dump_position, parse_position
 from rove.replay import replay
 from rove.rules import HAND_LIMIT, Rules
-from rove.spec import BUNDLED_DIR, load_spec
+from rove.spec import load_spec
 
 
 def sized(n: int) -> settings:
@@ -61,7 +61,7 @@ rules_st = st.builds(Rules, auto_complete_on_reveal=st.booleans(),
 def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Path]]:
     """name -> (spec_ref as a position writes it, folder it is relative to)."""
     root = tmp_path_factory.mktemp("specs")
-    data = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8"))
+    data = standard_data()
     data["name"] = "variant"
     data["missions_to_win"] = 3
     for m in data["modules"]:
@@ -74,17 +74,7 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Path
     data["modules"].append({"id": "hand", "code": "H", "name": "Hand", "ability": "gripper",
                             "arrows": [{"kind": "push", "dirs": ["diagonal"]}]})
     (root / "variant.yaml").write_text(json.dumps(data), encoding="utf-8")
-    # "flow": easy missions (a named module with a neighbour on one side), so random
-    # play completes many of them and reaches recycling, wins and losses
-    flow = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8"))
-    flow["name"] = "flow"
-    flow["missions_to_win"] = 10
-    shapes = ["{} #", "# {}", "{}\n#", "#\n{}"]
-    for i, c in enumerate(flow["cards"]):
-        code = "BLSCGM"[i % 6]
-        c["mission"]["pattern"] = shapes[(i + i // 6) % 4].format(code)
-        c["movement"] = {"points": 1 + i % 2, "bonus": 3, "pattern": "# #" if i % 3 else "#\n#"}
-    (root / "flow.yaml").write_text(json.dumps(flow), encoding="utf-8")
+    (root / "flow.yaml").write_text(json.dumps(flow_data()), encoding="utf-8")
     return {"standard": ("standard", root), "variant": ("variant.yaml", root),
             "flow": ("flow.yaml", root)}
 

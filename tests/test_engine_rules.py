@@ -5,20 +5,20 @@ Every case goes through ``apply`` (validation) *and* through ``legal_actions`` /
 generated with exactly the state ``apply`` gives, an illegal one must not be
 generated at all.
 
-Positions are built from small specs written to a temporary folder: the six
-reference modules by default, and cards whose mission and movement patterns never
-match unless a test wants them to (``NEVER``: all six modules stacked in one column).
+Positions are built by conftest's ``Lab`` from small specs: the six reference modules
+by default, and cards whose mission and movement patterns never match unless a test
+wants them to (``NEVER``: all six modules stacked in one column).
 """
 
 from __future__ import annotations
 
-import json
+import random
 import re
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import STD, STD6, STD_MODULES, Lab, card, mod
 
 from rove.actions import Action
 from rove.engine import (
@@ -33,106 +33,15 @@ from rove.engine import (
     apply,
     is_stuck,
     legal_actions,
-    state_from_position,
+    matched_cells,
+    sensor_draws_left,
     successors,
     unpack,
 )
 from rove.grid import parse_grid
-from rove.position import Position, parse_position
-
-# --------------------------------------------------------------------------- specs
-
-
-def _mod(code: str, mid: str, ability: str, *arrows: tuple[str, list[str]],
-         spent: list[tuple[str, list[str]]] | None = None) -> dict[str, Any]:
-    m: dict[str, Any] = {"id": mid, "code": code, "name": mid.title(), "ability": ability,
-                         "arrows": [{"kind": k, "dirs": d} for k, d in arrows]}
-    if spent is not None:
-        m["spent_arrows"] = [{"kind": k, "dirs": d} for k, d in spent]
-    return m
-
-
-STD = {
-    "B": _mod("B", "brain", "brain", ("standard", ["orthogonal"])),
-    "L": _mod("L", "laser", "laser", ("standard", ["diagonal"])),
-    "S": _mod("S", "sensor", "sensor", ("standard", ["orthogonal"])),
-    "C": _mod("C", "coil", "coil", ("jump", ["all"])),
-    "G": _mod("G", "gripper", "gripper", ("short", ["all"])),
-    "M": _mod("M", "motor", "motor", ("push", ["orthogonal"])),
-}
-STD_MODULES = list(STD.values())
-
-#: a pattern no test layout matches: the six reference modules in one column
-NEVER = "B\nL\nS\nC\nG\nM"
-
-
-def card(cid: str, mission: str = NEVER, points: int = 2, bonus: int = 4,
-         pattern: str = NEVER) -> dict[str, Any]:
-    return {"id": cid, "mission": {"title": cid, "pattern": mission},
-            "movement": {"points": points, "bonus": bonus, "pattern": pattern}}
-
-
-#: n1..n9: plain cards (n1's movement pattern is "B S": B right next to S, west of it);
-#: missions used by the flow tests:
-#:   Bgap  "B / . / C": B two cells above C (the cell between is free)
-#:   Bany  "B": matches every layout
-#:   P1    "S # / . #"   P2  "S _ #"
-LAB_CARDS = [
-    card("n1", points=1, bonus=3, pattern="B S"),
-    *(card(f"n{i}") for i in range(2, 10)),
-    card("Bgap", mission="B\n.\nC"),
-    card("Bany", mission="B"),
-    card("P1", mission="S #\n. #"),
-    card("P2", mission="S _ #"),
-]
-
-
-class Lab:
-    """Writes specs to a folder and builds positions, decks and states from them."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.specs: dict[str, Path] = {}
-
-    def spec(self, modules: list[dict[str, Any]] | None = None,
-             cards: list[dict[str, Any]] | None = None, missions_to_win: int = 7) -> Path:
-        data = {"format": "rove-spec/1", "name": "lab", "missions_to_win": missions_to_win,
-                "modules": modules or STD_MODULES, "cards": cards or LAB_CARDS}
-        text = json.dumps(data, indent=1)  # JSON is YAML
-        if text not in self.specs:
-            path = self.root / f"spec{len(self.specs)}.yaml"
-            path.write_text(text, encoding="utf-8")
-            self.specs[text] = path
-        return self.specs[text]
-
-    def position(self, layout: str, *, spec: Path | None = None, mission: str = "n9",
-                 goal: str = "mission", hand: tuple[str, ...] = (), draw: tuple[str, ...] = (),
-                 discard: tuple[str, ...] = (), current: tuple[str | None, int] | None = None,
-                 spent: tuple[str, ...] = (), rules: dict[str, Any] | None = None,
-                 done: int = 0, completed: tuple[str, ...] = ()) -> Position:
-        data = {"format": "rove-position/1", "spec": str(spec or self.spec()), "goal": goal,
-                "layout": layout, "spent": list(spent), "missions_done": done,
-                "mission": mission, "hand": list(hand), "draw": list(draw),
-                "discard": list(discard), "completed": list(completed),
-                "current": (None if current is None else
-                            {"card": current[0], "points": current[1]}),
-                "rules": rules or {}}
-        return parse_position(json.dumps(data), "<lab>", self.root)
-
-    def game(self, layout: str, **kw: Any) -> tuple[Deck, State]:
-        pos = self.position(layout, **kw)
-        deck = Deck(pos.spec, pos.rules)
-        return deck, state_from_position(deck, pos)
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
-    return Lab(tmp_path_factory.mktemp("lab"))
-
+from rove.spec import Pattern, Spec, iter_patterns
 
 # --------------------------------------------------------------------------- helpers
-
-STD6 = "B L S\nC G M"  # B(0,0) L(1,0) S(2,0) / C(0,1) G(1,1) M(2,1)
 
 
 def grid(text: str, origin: tuple[int, int] = (0, 0)) -> dict[str, tuple[int, int]]:
@@ -301,7 +210,7 @@ class TestPushArrow:
 
     @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
     def test_push_chain_of_k(self, lab: Lab, k: int) -> None:
-        spec = lab.spec(STD_MODULES + [_mod("X", "extra", "sensor", ("standard", ["N"]))])
+        spec = lab.spec(STD_MODULES + [mod("X", "extra", "sensor", ("standard", ["N"]))])
         layout, after = push_row(k)
         deck, s = lab.game(layout, spec=spec, current=(None, 1))
         assert cells(deck, ok(deck, s, "M E1")) == after
@@ -325,7 +234,7 @@ MULTI = "M B . S\nC G L"  # M(0,0) B(1,0) S(3,0) / C(0,1) G(1,1) L(2,1)
 class TestArrowSides:
     def test_several_arrow_kinds_on_one_module(self, lab: Lab) -> None:
         mods = [*(STD[c] for c in "BLSCG"),
-                _mod("M", "motor", "motor", ("short", ["E"]), ("standard", ["E"]),
+                mod("M", "motor", "motor", ("short", ["E"]), ("standard", ["E"]),
                      ("push", ["E"]), ("jump", ["E"]))]
         deck, s = lab.game(MULTI, spec=lab.spec(mods), current=(None, 3))
         # only the push arrow allows E1 onto B: it pushes
@@ -337,7 +246,7 @@ class TestArrowSides:
         bad(deck, s, "M S1", "M has no arrow pointing S")
 
     def test_spent_side_arrows(self, lab: Lab) -> None:
-        mods = [STD["B"], _mod("L", "laser", "laser", ("standard", ["diagonal"]),
+        mods = [STD["B"], mod("L", "laser", "laser", ("standard", ["diagonal"]),
                                spent=[("standard", ["orthogonal"])]),
                 *(STD[c] for c in "SCGM")]
         spec = lab.spec(mods)
@@ -355,7 +264,7 @@ class TestArrowSides:
 
     def test_a_flip_that_changes_arrows_is_not_a_noop(self, lab: Lab) -> None:
         mods = [*(STD[c] for c in "BL"),
-                _mod("S", "sensor", "sensor", ("standard", ["orthogonal"]),
+                mod("S", "sensor", "sensor", ("standard", ["orthogonal"]),
                      spent=[("jump", ["all"])]), *(STD[c] for c in "CGM")]
         hand = ("n1", "n2", "n3", "n4", "n5")
         deck, s = lab.game(STD6, spec=lab.spec(mods), hand=hand, draw=("n6",))
@@ -578,7 +487,7 @@ class TestGripper:
         bad(deck, s, "G via G draw", "G cannot trigger itself")
 
     def test_never_another_gripper(self, lab: Lab) -> None:
-        spec = lab.spec(STD_MODULES + [_mod("H", "hand", "gripper", ("short", ["all"]))])
+        spec = lab.spec(STD_MODULES + [mod("H", "hand", "gripper", ("short", ["all"]))])
         deck, s = lab.game("B L S\nC G M\n. H", spec=spec, hand=("n2",), draw=("n3",))
         bad(deck, s, "G via H draw", "a Gripper never triggers another Gripper")
         bad(deck, s, "H via G draw", "a Gripper never triggers another Gripper")
@@ -973,3 +882,86 @@ class TestGame:
         game.push(Action.parse("B N1"))
         assert game.cell_of("B") == (0, -1)
         assert game.to_position().cells["B"] == (0, -1)
+
+
+# --------------------------------------------------------------------------- one home per rule
+
+
+def _sensor_draws_by_play(deck: Deck, s: State) -> int:
+    """The most cards a row of Sensor draws (a Sensor, or a Gripper triggering one) takes
+    from ``s``: every order tried, the layout kept (no ability here moves a module)."""
+    best = 0
+    for a, s2 in successors(deck, s, include_noops=True):
+        if a.act == "ability" and len(s2.hand) > len(s.hand):
+            best = max(best, 1 + _sensor_draws_by_play(deck, s2))
+    return best
+
+
+class TestOneHome:
+    """Each rule has one definition that every caller uses."""
+
+    def test_the_sensor_draw_count_is_the_engines(self) -> None:
+        from rove.solve import search
+
+        assert search.sensor_draws_left is sensor_draws_left
+
+    @pytest.mark.parametrize("target", ["active_or_spent", "active_only"])
+    def test_the_sensor_draw_count_bounds_every_row_of_draws(self, lab: Lab, target: str) -> None:
+        """Every spent set of the six reference modules (Gripper next to Sensor, an empty
+        hand, a long draw pile): the count is never below what play can draw, and is
+        exact when a Gripper may trigger a spent Sensor.  Under ``active_only`` it still
+        counts an active Gripper when the Sensor is spent (a sound over-count, the one
+        the compiled core makes too)."""
+        deck, s = lab.game(STD6, goal="game", draw=("n1", "n2", "n3", "n4", "n5", "n6"),
+                           rules={"gripper_target": target})
+        over = set()
+        for spent in range(1 << deck.n):
+            s2 = replace(s, spent=spent)
+            count, drawn = sensor_draws_left(deck, spent), _sensor_draws_by_play(deck, s2)
+            assert count >= drawn, (spent, count, drawn)
+            if count != drawn:
+                over.add(tuple(c for i, c in enumerate(deck.codes) if spent >> i & 1))
+        if target == "active_or_spent":
+            assert not over
+        else:  # exactly: Sensor spent, Gripper active
+            assert over and all("S" in spent and "G" not in spent for spent in over)
+
+    def test_no_sensor_no_draws(self, lab: Lab) -> None:
+        deck, _ = lab.game("B L\nC G M", modules=[m for m in STD_MODULES if m["code"] != "S"],
+                           cards=[card(f"n{i}", mission="B\nL\nC\nG\nM", pattern="B\nL\nC\nG\nM")
+                                  for i in range(1, 10)])
+        assert [sensor_draws_left(deck, spent) for spent in range(1 << deck.n)] == [0] * (1 << deck.n)
+
+    def test_pattern_matching_is_the_books(self, standard: Spec) -> None:
+        """``matched_cells`` (the cells a picture highlights) is the book's own pattern
+        match on 600 random layouts of the bundled deck and random patterns with named,
+        anonymous and must-be-empty cells."""
+        from rove.pdf.book import pattern_match
+        rng = random.Random(17)
+        patterns = [p for _, _, p in iter_patterns(standard)]
+        for _ in range(60):
+            cells = {(rng.randint(0, 2), rng.randint(0, 2)): rng.choice("#####_BLSCGM")
+                     for _ in range(rng.randint(1, 4))}
+            if any(v != "_" for v in cells.values()):
+                patterns.append(Pattern.from_cells(cells))
+        matched = 0
+        for _ in range(600):
+            layout = random_layout(rng, standard.codes)
+            for p in patterns:
+                got = matched_cells(p, layout)
+                assert got == pattern_match(p, layout), (p, layout)
+                matched += bool(got)
+        assert matched > 1000
+
+
+def random_layout(rng: random.Random, codes: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """A random connected layout: each module next to one placed before it."""
+    placed: dict[str, tuple[int, int]] = {}
+    for code in codes:
+        while True:
+            x, y = rng.choice(list(placed.values())) if placed else (0, 0)
+            cell = (x + rng.randint(-1, 1), y + rng.randint(-1, 1)) if placed else (0, 0)
+            if cell not in placed.values():
+                placed[code] = cell
+                break
+    return placed

@@ -53,11 +53,6 @@ cards:
 """
 
 
-@pytest.fixture(scope="module")
-def standard():
-    return load_spec("standard")
-
-
 def variant(old: str, new: str, text: str = POS) -> str:
     assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
     return text.replace(old, new)

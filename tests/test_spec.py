@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import STANDARD, standard_data
 
 from rove import grid
 from rove.errors import InputError, Problem
@@ -19,9 +20,11 @@ from rove.spec import (
     ARROW_KINDS,
     BUNDLED_DIR,
     Pattern,
+    Spec,
     dump_spec,
     load_spec,
     min_connectors,
+    parse_spec,
     pattern_problems,
 )
 
@@ -106,19 +109,25 @@ def problems_of(path: Path) -> list[Problem]:
     return info.value.problems
 
 
-def one_problem(tmp_path: Path, text: str) -> Problem:
-    path = write(tmp_path, text)
-    probs = problems_of(path)
+def text_problems(text: str) -> list[Problem]:
+    """The problems of a spec text (read in memory, as the file ``spec.yaml``)."""
+    with pytest.raises(InputError) as info:
+        parse_spec(text, "spec.yaml")
+    return info.value.problems
+
+
+def one_problem(text: str) -> Problem:
+    probs = text_problems(text)
     assert len(probs) == 1, [str(p) for p in probs]
-    assert probs[0].path == str(path)
+    assert probs[0].path == "spec.yaml"
     return probs[0]
 
 
 # --------------------------------------------------------------------------- the bundled deck
 
 
-def test_bundled_standard_deck_loads_and_passes() -> None:
-    spec = load_spec("standard")
+def test_bundled_standard_deck_loads_and_passes(standard: Spec) -> None:
+    spec = standard
     assert spec.name == "Standard deck"
     assert spec.missions_to_win == 7
     assert [m.code for m in spec.modules] == ["B", "L", "S", "C", "G", "M"]
@@ -144,8 +153,20 @@ def test_bundled_standard_deck_loads_and_passes() -> None:
     assert all(m.spent_same and m.spent_arrows == m.arrows for m in spec.modules)
 
 
-def test_bundled_name_and_path_give_the_same_spec() -> None:
-    assert load_spec("standard") == load_spec(BUNDLED_DIR / "standard.yaml")
+def test_bundled_name_and_path_give_the_same_spec(standard: Spec) -> None:
+    assert standard == load_spec(BUNDLED_DIR / "standard.yaml")
+    assert parse_spec(STANDARD.read_text(encoding="utf-8"), "standard.yaml", BUNDLED_DIR) == standard
+
+
+def test_parse_spec_reads_text_as_load_spec_reads_a_file(tmp_path: Path) -> None:
+    """In memory: the same spec, the given name standing for the file in problems,
+    includes read relative to ``base_dir``."""
+    assert parse_spec(TINY) == load_spec(write(tmp_path, TINY))
+    [p] = text_problems(variant("missions_to_win: 2", "missions_to_win: 0"))
+    assert str(p).startswith("spec.yaml:3: missions_to_win is 0")
+    write(tmp_path, MODULES_FILE, "shared/modules.yaml")
+    deck = DECK_FILE.replace("INCLUDE", "shared/modules.yaml")
+    assert parse_spec(deck, "deck.yaml", tmp_path) == load_spec(write(tmp_path, deck, "deck.yaml"))
     assert (BUNDLED_DIR / "standard.yaml").read_text().startswith(
         "# yaml-language-server: $schema=rove-spec.schema.json\n")
 
@@ -157,8 +178,8 @@ def test_unknown_bundled_name_lists_the_bundled_specs() -> None:
     assert "no bundled spec" in p.message and "standard" in p.message
 
 
-def test_tiny_spec_loads(tmp_path: Path) -> None:
-    spec = load_spec(write(tmp_path, TINY))
+def test_tiny_spec_loads() -> None:
+    spec = parse_spec(TINY)
     assert spec.name == "Tiny deck" and spec.missions_to_win == 2
     assert spec.codes == ("B", "L", "S", "C", "G", "M")
     motor = spec.module("M")
@@ -176,28 +197,28 @@ def test_tiny_spec_loads(tmp_path: Path) -> None:
     assert c03.movement.pattern.size == 2
 
 
-def test_missions_to_win_defaults_to_7(tmp_path: Path) -> None:
+def test_missions_to_win_defaults_to_7() -> None:
     text = variant("missions_to_win: 2\n", "")
     # with only 3 cards the default 7 is too many: the deck check says so
-    [p] = problems_of(write(tmp_path, text))
+    [p] = text_problems(text)
     assert "missions_to_win is 7" in p.message and "only 3 cards" in p.message
 
 
 # --------------------------------------------------------------------------- round trip
 
 
-def test_dump_spec_round_trip_standard(tmp_path: Path) -> None:
-    spec = load_spec("standard")
+def test_dump_spec_round_trip_standard(standard: Spec) -> None:
+    spec = standard
     text = dump_spec(spec)
     assert text.startswith("# yaml-language-server: $schema=rove-spec.schema.json\n")
-    again = load_spec(write(tmp_path, text))
+    again = parse_spec(text)
     assert again == spec
     assert dump_spec(again) == text  # byte-stable
 
 
 def test_dump_spec_round_trip_keeps_spent_arrows_underscores_and_offsets(tmp_path: Path) -> None:
     text = variant('pattern: "S . #"', 'pattern: ". . .\\n. S .\\n_ . #"')
-    spec = load_spec(write(tmp_path, text))
+    spec = parse_spec(text)
     # the pattern keeps its own coordinates: the top-left character is (0, 0)
     assert dict(spec.card("c03").mission.pattern.cells) == {(1, 1): "S", (0, 2): "_", (2, 2): "#"}
     dumped = dump_spec(spec, schema=None)
@@ -210,7 +231,7 @@ def test_dump_spec_round_trip_keeps_spent_arrows_underscores_and_offsets(tmp_pat
 def test_dump_spec_round_trip_quotes_ids_that_look_like_numbers_or_booleans(tmp_path: Path) -> None:
     text = variant("id: c01", 'id: "01"')
     text = variant("id: brain,", 'id: "on",', text)
-    spec = load_spec(write(tmp_path, text))
+    spec = parse_spec(text)
     assert spec.cards[0].id == "01" and spec.modules[0].id == "on"
     assert load_spec(write(tmp_path, dump_spec(spec), "again.yaml")) == spec
 
@@ -285,25 +306,25 @@ def test_direction_names_and_shorthands() -> None:
         parse_dirs(["n"])  # names are case-sensitive
 
 
-def test_dirs_in_a_spec_take_shorthands_and_a_single_name(tmp_path: Path) -> None:
+def test_dirs_in_a_spec_take_shorthands_and_a_single_name() -> None:
     text = variant("dirs: [N, E, S, W]", "dirs: SE")
     text = variant("kind: jump, dirs: [all]", "kind: jump, dirs: [diagonal, N]", text)
-    spec = load_spec(write(tmp_path, text))
+    spec = parse_spec(text)
     assert [d.name for d in spec.module("S").arrows[0].dirs] == ["SE"]
     assert [d.name for d in spec.module("C").arrows[0].dirs] == ["N", "NE", "SE", "SW", "NW"]
     assert [d.name for d in spec.module("B").arrows[0].dirs] == ["N", "E", "S", "W"]
 
 
-def test_pattern_block_with_padding_and_compact_rows(tmp_path: Path) -> None:
+def test_pattern_block_with_padding_and_compact_rows() -> None:
     text = variant("      pattern: |\n        # L\n        . #\n",
                    "      pattern: |\n\n        #L\n        . . #\n\n")
-    spec = load_spec(write(tmp_path, text))
+    spec = parse_spec(text)
     assert dict(spec.card("c02").mission.pattern.cells) == {(0, 0): "#", (1, 0): "L", (2, 1): "#"}
 
 
-def test_bad_pattern_row_is_reported_at_the_pattern(tmp_path: Path) -> None:
+def test_bad_pattern_row_is_reported_at_the_pattern() -> None:
     text = variant('pattern: "S . #"', 'pattern: "S . #\\n #"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "title: Third")
     assert p.message.startswith("card c03 mission pattern: row 2")
     assert "starts with a space" in p.message
@@ -375,9 +396,9 @@ def test_include_cycle_is_an_error(tmp_path: Path) -> None:
     assert "include of a.yaml makes a cycle" in cycles[0].message
 
 
-def test_include_of_itself_is_a_cycle(tmp_path: Path) -> None:
+def test_include_of_itself_is_a_cycle() -> None:
     text = TINY + "include: spec.yaml\n"
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "include: spec.yaml")
     assert "makes a cycle" in p.message
 
@@ -385,7 +406,7 @@ def test_include_of_itself_is_a_cycle(tmp_path: Path) -> None:
 def test_missing_include_file(tmp_path: Path) -> None:
     write(tmp_path, MODULES_FILE, "modules.yaml")
     text = DECK_FILE.replace("include: INCLUDE", "include:\n  - modules.yaml\n  - nope/missing.yaml")
-    p = one_problem(tmp_path, text)
+    [p] = problems_of(write(tmp_path, text))
     assert p.line == line_of(text, "nope/missing.yaml")
     assert "included file" in p.message and "does not exist" in p.message
     assert "missing.yaml" in p.message
@@ -401,9 +422,9 @@ def test_problems_in_an_included_file_name_that_file(tmp_path: Path) -> None:
     assert bad[0].path == str(inc) and bad[0].line == line_of(inc_text, "lazer")
 
 
-def test_include_entry_that_is_not_a_path(tmp_path: Path) -> None:
+def test_include_entry_that_is_not_a_path() -> None:
     text = TINY + "include: [3]\n"
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "include: [3]")
     assert "include entry 3 is not a path" in p.message
 
@@ -411,10 +432,10 @@ def test_include_entry_that_is_not_a_path(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- validation errors
 
 
-def test_problem_prints_as_path_line_message(tmp_path: Path) -> None:
+def test_problem_prints_as_path_line_message() -> None:
     text = variant("name: Tiny deck", "name: Tiny deck\ncolour: red")
-    p = one_problem(tmp_path, text)
-    assert str(p) == f"{tmp_path / 'spec.yaml'}:3: {p.message}"
+    p = one_problem(text)
+    assert str(p) == f"spec.yaml:3: {p.message}"
     assert str(Problem("f.yaml", None, "m")) == "f.yaml: m"
 
 
@@ -427,9 +448,9 @@ def test_problem_prints_as_path_line_message(tmp_path: Path) -> None:
     ("title: First", "title: First\n      colour: red", "colour", "unknown key 'colour' in mission"),
     ("points: 1", "points: 1\n      colour: red", "colour", "unknown key 'colour' in movement"),
 ])
-def test_unknown_key(tmp_path: Path, old: str, new: str, needle: str, words: str) -> None:
+def test_unknown_key(old: str, new: str, needle: str, words: str) -> None:
     text = variant(old, new)
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, needle)
     assert words in p.message and "allowed keys:" in p.message
 
@@ -443,59 +464,59 @@ def test_unknown_key(tmp_path: Path, old: str, new: str, needle: str, words: str
     ("      title: First\n", "id: c01", 2, "mission is missing 'title'"),
     ("      bonus: 3\n", "points: 1", 0, "movement is missing 'bonus'"),
 ])
-def test_missing_key(tmp_path: Path, old: str, needle: str, below: int, words: str) -> None:
+def test_missing_key(old: str, needle: str, below: int, words: str) -> None:
     new = "{dirs: [all]}" if old.startswith("{kind") else ""
     text = variant(old, new)
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, needle) + below
     assert p.message.startswith(words)
 
 
-def test_missing_mission_side(tmp_path: Path) -> None:
+def test_missing_mission_side() -> None:
     text = variant("    mission: {title: Third, pattern: \"S . #\"}\n", "")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message == "card is missing 'mission'; add it"
 
 
-def test_missing_modules_and_cards(tmp_path: Path) -> None:
+def test_missing_modules_and_cards() -> None:
     text = "format: rove-spec/1\nname: Empty\n"
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert [(p.line, p.message.split(";")[0]) for p in probs] == [(1, "missing 'modules'"),
                                                                   (1, "missing 'cards'")]
 
 
-def test_wrong_format(tmp_path: Path) -> None:
+def test_wrong_format() -> None:
     text = variant("format: rove-spec/1", "format: rove-spec/2")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == 1
     assert "format is 'rove-spec/2'" in p.message and "rove-spec/1" in p.message
 
 
-def test_duplicate_module_id(tmp_path: Path) -> None:
+def test_duplicate_module_id() -> None:
     text = variant("id: coil, code: C", "id: brain, code: C")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "code: C")
     assert p.message.startswith("module id 'brain' is used twice (also at line 5)")
 
 
-def test_duplicate_module_code(tmp_path: Path) -> None:
+def test_duplicate_module_code() -> None:
     text = variant("id: coil, code: C", "id: coil, code: B")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: coil")
     assert p.message.startswith("module code 'B' is used twice (also at line 5)")
 
 
-def test_bad_module_code_and_id(tmp_path: Path) -> None:
+def test_bad_module_code_and_id() -> None:
     text = variant("id: coil, code: C", "id: Coil, code: CC")
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert [(p.line, p.message.split(" must ")[0]) for p in probs] == [
         (line_of(text, "Coil,"), "module id 'Coil'"), (line_of(text, "Coil,"), "module code 'CC'")]
 
 
-def test_duplicate_card_id(tmp_path: Path) -> None:
+def test_duplicate_card_id() -> None:
     text = variant("  - id: c02", "  - id: c01")
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert len(probs) == 1
     [p] = probs
     second = [i + 1 for i, line in enumerate(text.split("\n")) if line == "  - id: c01"]
@@ -503,83 +524,83 @@ def test_duplicate_card_id(tmp_path: Path) -> None:
     assert p.message.startswith(f"card id 'c01' is used twice (also at line {second[0]})")
 
 
-def test_bad_direction(tmp_path: Path) -> None:
+def test_bad_direction() -> None:
     text = variant("dirs: [N, E, S, W]", "dirs: [N, UP]")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "UP")
     assert p.message.startswith("unknown direction 'UP'")
     assert "orthogonal, diagonal or all" in p.message
 
 
-def test_empty_dirs(tmp_path: Path) -> None:
+def test_empty_dirs() -> None:
     text = variant("dirs: [N, E, S, W]", "dirs: []")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert "dirs must be a non-empty list" in p.message
 
 
-def test_bad_arrow_kind(tmp_path: Path) -> None:
+def test_bad_arrow_kind() -> None:
     text = variant("kind: jump", "kind: hop")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "hop")
     assert p.message == "unknown arrow kind 'hop'; use one of: standard, short, jump, push"
 
 
-def test_arrows_must_be_a_non_empty_list(tmp_path: Path) -> None:
+def test_arrows_must_be_a_non_empty_list() -> None:
     text = variant("arrows: [{kind: short, dirs: [all]}]", "arrows: []")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: gripper")
     assert "arrows must be a non-empty list" in p.message
 
 
-def test_bad_spent_arrows(tmp_path: Path) -> None:
+def test_bad_spent_arrows() -> None:
     text = variant("spent_arrows: [{kind: short, dirs: [N]}]", "spent_arrows: [{kind: fly, dirs: [N]}]")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "fly")
     assert "unknown arrow kind 'fly'" in p.message
 
 
-def test_unknown_ability(tmp_path: Path) -> None:
+def test_unknown_ability() -> None:
     text = variant("ability: coil", "ability: teleport")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "teleport")
     assert p.message == ("unknown ability 'teleport'; use one of: "
                          "brain, coil, gripper, laser, motor, sensor")
 
 
-def test_pattern_naming_an_unknown_code(tmp_path: Path) -> None:
+def test_pattern_naming_an_unknown_code() -> None:
     text = variant('pattern: "S . #"', 'pattern: "X . #"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message.startswith("card c03 mission pattern names module 'X', which the spec does not have")
     assert "B C G L M S" in p.message
 
 
 @pytest.mark.parametrize("pattern", ['""', '"_ ."', '". .\\n. ."', '"_"'])
-def test_empty_pattern(tmp_path: Path, pattern: str) -> None:
+def test_empty_pattern(pattern: str) -> None:
     text = variant('pattern: "M _ #"', f"pattern: {pattern}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "bonus: 9")
     assert p.message.startswith("card c03 movement pattern is empty")
 
 
-def test_pattern_must_be_text(tmp_path: Path) -> None:
+def test_pattern_must_be_text() -> None:
     text = variant('pattern: "M _ #"', "pattern: [M, _]")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert "card c03 movement pattern must be grid text" in p.message
 
 
 @pytest.mark.parametrize("bad", ["?", "b", "*"])
-def test_bad_pattern_character(tmp_path: Path, bad: str) -> None:
+def test_bad_pattern_character(bad: str) -> None:
     text = variant('pattern: "S . #"', f'pattern: "S . #\\n# {bad}"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "title: Third")
     assert p.message.startswith(f"card c03 mission pattern has the character {bad!r} in row 2")
 
 
 @pytest.mark.parametrize(("points", "bonus"), [(3, 3), (4, 3), (0, 0), (7, 7)])
-def test_bonus_not_above_base(tmp_path: Path, points: int, bonus: int) -> None:
+def test_bonus_not_above_base(points: int, bonus: int) -> None:
     text = variant("points: 1\n      bonus: 3", f"points: {points}\n      bonus: {bonus}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, f"bonus: {bonus}")
     assert p.message == f"bonus {bonus} is not above the base points {points}; raise the bonus"
 
@@ -589,37 +610,37 @@ def test_bonus_not_above_base(tmp_path: Path, points: int, bonus: int) -> None:
     ("points", "1.5", "1.5"), ("bonus", "3.0", "3.0"), ("points", "true", "True"), ("bonus", "false", "False"),
     ("points", '"1"', "'1'"), ("points", "null", "None"),
 ])
-def test_points_out_of_range_or_not_whole_numbers(tmp_path: Path, key: str, value: str, shown: str) -> None:
+def test_points_out_of_range_or_not_whole_numbers(key: str, value: str, shown: str) -> None:
     old = "points: 1" if key == "points" else "bonus: 3"
     text = variant(old, f"{key}: {value}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, f"{key}: {value}")
     assert p.message == f"movement {key} is {shown}; give a whole number from 0 to 9"
 
 
-def test_points_at_the_limits_are_fine(tmp_path: Path) -> None:
-    spec = load_spec(write(tmp_path, variant("points: 1\n      bonus: 3", "points: 0\n      bonus: 9")))
+def test_points_at_the_limits_are_fine() -> None:
+    spec = parse_spec(variant("points: 1\n      bonus: 3", "points: 0\n      bonus: 9"))
     assert (spec.card("c01").movement.points, spec.card("c01").movement.bonus) == (0, 9)
 
 
-def test_module_named_twice_in_one_pattern(tmp_path: Path) -> None:
+def test_module_named_twice_in_one_pattern() -> None:
     text = variant('pattern: "S . #"', 'pattern: "S # S"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message.startswith("card c03 mission pattern names module S 2 times")
 
 
-def test_pattern_needs_more_modules_than_the_spec_has(tmp_path: Path) -> None:
+def test_pattern_needs_more_modules_than_the_spec_has() -> None:
     text = variant('pattern: "M _ #"', 'pattern: "M # #\\n# # #\\n#"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message == "card c03 movement pattern needs 7 modules but the spec has 6; remove cells"
 
 
-def test_pattern_cells_that_the_leftover_modules_cannot_join(tmp_path: Path) -> None:
+def test_pattern_cells_that_the_leftover_modules_cannot_join() -> None:
     # B and # are 6 apart: 5 connectors needed, only 4 modules left over
     text = variant('pattern: "S . #"', 'pattern: "B . . . . . #"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message.startswith("card c03 mission pattern cannot be matched")
     assert "4 module(s) left over" in p.message
@@ -627,13 +648,13 @@ def test_pattern_cells_that_the_leftover_modules_cannot_join(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("pattern", ['"# . #"', '"B . . . . #"', '"# . . #\\n. . . .\\n# . . #"',
                                      '"# _ #"', '"# . #\\n_ _ _"'])
-def test_patterns_that_leftover_modules_can_join(tmp_path: Path, pattern: str) -> None:
-    spec = load_spec(write(tmp_path, variant('pattern: "S . #"', f"pattern: {pattern}")))
+def test_patterns_that_leftover_modules_can_join(pattern: str) -> None:
+    spec = parse_spec(variant('pattern: "S . #"', f"pattern: {pattern}"))
     assert spec.card("c03").mission.pattern.size >= 2
 
 
-def test_pattern_whose_cells_chain_through_each_other_is_accepted(tmp_path: Path) -> None:
-    spec = load_spec(write(tmp_path, variant('pattern: "S . #"', 'pattern: "# . # . # #"')))
+def test_pattern_whose_cells_chain_through_each_other_is_accepted() -> None:
+    spec = parse_spec(variant('pattern: "S . #"', 'pattern: "# . # . # #"'))
     assert spec.card("c03").mission.pattern.size == 4
 
 
@@ -642,72 +663,72 @@ def test_empty_cells_blocking_the_only_short_connection(tmp_path: Path) -> None:
     # needs 5 connectors, and a 6-module spec has only 4 left over
     blocked = '"_ _ _\\n# _ #\\n_ _ _"'
     text = variant('pattern: "S . #"', f"pattern: {blocked}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c03")
     assert p.message.startswith("card c03 mission pattern cannot be matched")
     # without the '_' cells the same two cells need one connector
     load_spec(write(tmp_path, variant('pattern: "S . #"', 'pattern: ". . .\\n# . #"'), "ok.yaml"))
 
 
-def test_missions_to_win_above_the_card_count(tmp_path: Path) -> None:
+def test_missions_to_win_above_the_card_count() -> None:
     text = variant("missions_to_win: 2", "missions_to_win: 4")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.message == "missions_to_win is 4 but the deck has only 3 cards; lower it or add cards"
     assert p.line is not None
 
 
-def test_missions_to_win_above_the_card_count_names_its_line(tmp_path: Path) -> None:
+def test_missions_to_win_above_the_card_count_names_its_line() -> None:
     text = variant("missions_to_win: 2", "missions_to_win: 4")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "missions_to_win")
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "seven", "true", "2.5"])
-def test_missions_to_win_must_be_a_whole_number_of_at_least_1(tmp_path: Path, value: str) -> None:
+def test_missions_to_win_must_be_a_whole_number_of_at_least_1(value: str) -> None:
     text = variant("missions_to_win: 2", f"missions_to_win: {value}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "missions_to_win")
     assert p.message.startswith("missions_to_win is ") and "whole number of at least 1" in p.message
 
 
-def test_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
+def test_yaml_syntax_error_names_its_line() -> None:
     text = variant("name: Tiny deck", "name: Tiny deck\n  extra: [1")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "extra")
     assert p.message.startswith("YAML syntax:") and "fix the YAML at this line" in p.message
 
 
-def test_yaml_tab_indentation_names_its_line(tmp_path: Path) -> None:
+def test_yaml_tab_indentation_names_its_line() -> None:
     text = variant("missions_to_win: 2", "missions_to_win: 2\n\tdescription: x")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == 4
     assert p.message.startswith("YAML syntax:")
 
 
-def test_duplicate_yaml_key(tmp_path: Path) -> None:
+def test_duplicate_yaml_key() -> None:
     text = variant("missions_to_win: 2", "missions_to_win: 2\nname: Again")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "Again")
     assert "duplicate key 'name'" in p.message
 
 
-def test_duplicate_yaml_key_in_a_nested_mapping(tmp_path: Path) -> None:
+def test_duplicate_yaml_key_in_a_nested_mapping() -> None:
     text = variant("points: 2\n", "points: 2\n      points: 3\n")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "points: 3")
     assert "duplicate key 'points'" in p.message
 
 
 @pytest.mark.parametrize("text", ["- a\n- b\n", "just text\n", "", "42\n"])
-def test_not_a_mapping(tmp_path: Path, text: str) -> None:
-    p = one_problem(tmp_path, text)
+def test_not_a_mapping(text: str) -> None:
+    p = one_problem(text)
     assert p.line == 1
     assert p.message.startswith("a spec must be a YAML mapping")
 
 
-def test_modules_and_cards_must_be_lists(tmp_path: Path) -> None:
+def test_modules_and_cards_must_be_lists() -> None:
     text = "format: rove-spec/1\nname: X\nmodules: {a: 1}\ncards: 3\n"
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert [(p.line, p.message) for p in probs] == [(3, "'modules' must be a list"), (4, "'cards' must be a list")]
 
 
@@ -719,11 +740,11 @@ def test_missing_spec_file(tmp_path: Path) -> None:
     assert "no such file" in p.message
 
 
-def test_all_errors_of_a_file_are_reported_at_once(tmp_path: Path) -> None:
+def test_all_errors_of_a_file_are_reported_at_once() -> None:
     text = variant("name: Tiny deck", "name: Tiny deck\ncolour: red")
     text = variant("dirs: [N, E, S, W]", "dirs: [N, UP]", text)
     text = variant("points: 2\n      bonus: 4", "points: 4\n      bonus: 4", text)
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert [(p.line, p.message.split(";")[0]) for p in probs] == [
         (line_of(text, "colour"), "unknown key 'colour' in spec"),
         (line_of(text, "UP"), "unknown direction 'UP'"),
@@ -731,20 +752,20 @@ def test_all_errors_of_a_file_are_reported_at_once(tmp_path: Path) -> None:
     ]
 
 
-def test_all_deck_level_errors_are_reported_at_once(tmp_path: Path) -> None:
+def test_all_deck_level_errors_are_reported_at_once() -> None:
     text = variant("id: coil, code: C", "id: coil, code: B")
     text = variant("  - id: c02", "  - id: c01", text)
     text = variant('pattern: "S . #"', 'pattern: "X . #"', text)
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert len(probs) == 3
     assert [p.message.split(" ")[1] for p in probs] == ["code", "id", "c03"]
 
 
-def test_item_and_deck_level_errors_are_reported_together(tmp_path: Path) -> None:
+def test_item_and_deck_level_errors_are_reported_together() -> None:
     text = variant("name: Tiny deck", "name: Tiny deck\ncolour: red")
     text = variant("  - id: c02", "  - id: c01", text)
     text = variant("missions_to_win: 2", "missions_to_win: 5", text)
-    probs = problems_of(write(tmp_path, text))
+    probs = text_problems(text)
     assert len(probs) == 3
 
 
@@ -910,7 +931,7 @@ def test_spec_schema_enums_match_the_code(spec_schema: dict) -> None:
         assert (movement[key]["minimum"], movement[key]["maximum"]) == (0, 9)
 
 
-def _allowed_keys(tmp_path: Path) -> dict[str, set[str]]:
+def _allowed_keys() -> dict[str, set[str]]:
     """What the loader accepts at each level, read from its own 'unknown key' messages."""
     text = variant("name: Tiny deck", "name: Tiny deck\nzz0: 1")
     text = variant("name: Brain,", "name: Brain, zz1: 1,", text)
@@ -919,15 +940,15 @@ def _allowed_keys(tmp_path: Path) -> dict[str, set[str]]:
     text = variant("title: First", "title: First\n      zz4: 1", text)
     text = variant("points: 1", "points: 1\n      zz5: 1", text)
     out = {}
-    for p in problems_of(write(tmp_path, text)):
+    for p in text_problems(text):
         m = re.fullmatch(r"unknown key 'zz\d' in (\w+); allowed keys: (.*)", p.message)
         assert m, p.message
         out[m.group(1)] = set(m.group(2).split(", "))
     return out
 
 
-def test_spec_schema_keys_match_the_loader(tmp_path: Path, spec_schema: dict) -> None:
-    allowed = _allowed_keys(tmp_path)
+def test_spec_schema_keys_match_the_loader(spec_schema: dict) -> None:
+    allowed = _allowed_keys()
     defs = spec_schema["$defs"]
     card = defs["card"]["properties"]
     assert allowed == {
@@ -940,10 +961,10 @@ def test_spec_schema_keys_match_the_loader(tmp_path: Path, spec_schema: dict) ->
     }
 
 
-def test_spec_schema_accepts_the_bundled_deck_and_dumps(tmp_path: Path, spec_schema: dict) -> None:
-    bundled = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text())
+def test_spec_schema_accepts_the_bundled_deck_and_dumps(spec_schema: dict, standard: Spec) -> None:
+    bundled = standard_data()
     assert schema_errors(bundled, spec_schema, spec_schema) == []
-    assert schema_errors(yaml.safe_load(dump_spec(load_spec("standard"))), spec_schema, spec_schema) == []
+    assert schema_errors(yaml.safe_load(dump_spec(standard)), spec_schema, spec_schema) == []
     assert schema_errors(yaml.safe_load(TINY), spec_schema, spec_schema) == []
     assert schema_errors(yaml.safe_load(MODULES_FILE + "include: [a.yaml, b.yaml]\n"),
                          spec_schema, spec_schema) == []
@@ -991,12 +1012,12 @@ def test_position_schema_matches_the_code(tmp_path: Path, position_schema: dict)
     assert allowed == set(props)
 
 
-def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema: dict) -> None:
+def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema: dict, standard: Spec) -> None:
     from rove.deal import deal
     from rove.position import dump_position
     from rove.rules import Rules
 
-    spec = load_spec("standard")
+    spec = standard
     for seed in range(3):
         text = dump_position(deal(spec, seed, "hard", rules=Rules(recycle="when_empty")), title="T")
         data = yaml.safe_load(text)
@@ -1030,9 +1051,9 @@ def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema
     ("null", "is empty"),
     ('"   "', "is empty"),
 ])
-def test_mission_title_must_be_text(tmp_path: Path, value: str, words: str) -> None:
+def test_mission_title_must_be_text(value: str, words: str) -> None:
     text = variant("title: Second", f"title: {value}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: c02") + 2
     assert p.message.startswith("card c02 mission title ") and words in p.message, p.message
     assert "title: Wake Up" in p.message  # the fix
@@ -1043,18 +1064,18 @@ def test_mission_title_must_be_text(tmp_path: Path, value: str, words: str) -> N
     ("1984", "module laser name is 1984, a number"),
     ('""', "module laser name is empty"),
 ])
-def test_module_name_must_be_text(tmp_path: Path, value: str, words: str) -> None:
+def test_module_name_must_be_text(value: str, words: str) -> None:
     text = variant("name: Laser,", f"name: {value},")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: laser")
     assert words in p.message and "name: Brain" in p.message, p.message
 
 
-def test_spec_name_must_be_text(tmp_path: Path) -> None:
+def test_spec_name_must_be_text() -> None:
     text = variant("name: Tiny deck", "name: [Tiny, deck]")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == 2 and "spec name is ['Tiny', 'deck'], a list, not text" in p.message
-    p = one_problem(tmp_path, variant("name: Tiny deck", "name: 漢字"))
+    p = one_problem(variant("name: Tiny deck", "name: 漢字"))
     assert p.line == 2 and "spec name '漢字' has characters the card font cannot draw" in p.message
 
 
@@ -1065,9 +1086,9 @@ def test_spec_name_must_be_text(tmp_path: Path) -> None:
     ("Ωmega Привет", "'П' (U+041F)"),  # Ω is in the font, Cyrillic is not
     ("Zero\u200bwidth", "'\\u200b' (U+200B)"),
 ])
-def test_title_characters_the_font_cannot_draw(tmp_path: Path, title: str, shown: str) -> None:
+def test_title_characters_the_font_cannot_draw(title: str, shown: str) -> None:
     text = variant("title: Second", f'title: "{title}"')
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "title: \"")
     assert f"card c02 mission title {title!r} has characters the card font cannot draw: {shown}" \
         in p.message, p.message
@@ -1075,68 +1096,64 @@ def test_title_characters_the_font_cannot_draw(tmp_path: Path, title: str, shown
 
 
 @pytest.mark.parametrize("title", ['"Tab\\there"', '"Two\\nlines"', '"Bell\\a"'])
-def test_title_control_characters(tmp_path: Path, title: str) -> None:
-    p = one_problem(tmp_path, variant("title: Second", f"title: {title}"))
+def test_title_control_characters(title: str) -> None:
+    p = one_problem(variant("title: Second", f"title: {title}"))
     assert "cannot draw: '\\" in p.message and "write it on one line" in p.message, p.message
 
 
-def test_titles_in_the_fonts_extended_latin_load(tmp_path: Path) -> None:
+def test_titles_in_the_fonts_extended_latin_load() -> None:
     text = variant("title: Second", 'title: "Café Œuvre – «Ñu» “Łukasz” İstanbul €5 ½ π ≤ ∞…"')
     text = variant("name: Laser,", 'name: "Läser™",', text)
-    spec = load_spec(write(tmp_path, text))
+    spec = parse_spec(text)
     assert spec.card("c02").mission.title.startswith("Café Œuvre")
     assert spec.module("L").name == "Läser™"
 
 
-def test_too_long_title_gives_the_length_that_fits(tmp_path: Path) -> None:
+def test_too_long_title_gives_the_length_that_fits() -> None:
     long = "The Very Long Expedition Across the Northern Ice Field and Back Home Again to the Base"
     text = variant("title: Second", f"title: {long}")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "title: The Very")
     assert "is too long for the card: the title box is 156 pt wide and holds two lines at the " \
            "smallest size, 8 pt; shorten it to about" in p.message, p.message
     most = int(re.search(r"about (\d+) characters", p.message).group(1))  # type: ignore[union-attr]
     assert 40 < most < len(long) and f"it has {len(long)}" in p.message
     # the length it gives does fit
-    load_spec(write(tmp_path, variant("title: Second", f"title: {long[:most].rstrip()}")))
+    parse_spec(variant("title: Second", f"title: {long[:most].rstrip()}"))
 
 
-def test_titles_that_fit_after_shrinking_or_wrapping_load(tmp_path: Path) -> None:
+def test_titles_that_fit_after_shrinking_or_wrapping_load() -> None:
     for title in ("Cross the Crevasse and Climb", "The Long and Winding Road Across the Northern Dunes",
                   "Supercalifragilisticexpialidocious"):
-        load_spec(write(tmp_path, variant("title: Second", f"title: {title}")))
+        parse_spec(variant("title: Second", f"title: {title}"))
 
 
-def test_a_word_too_long_for_one_line_is_refused(tmp_path: Path) -> None:
-    p = one_problem(tmp_path, variant("title: Second", "title: Supercalifragilisticexpialidociousness"))
+def test_a_word_too_long_for_one_line_is_refused() -> None:
+    p = one_problem(variant("title: Second", "title: Supercalifragilisticexpialidociousness"))
     assert "too long for the card" in p.message
 
 
-def test_too_long_module_name(tmp_path: Path) -> None:
+def test_too_long_module_name() -> None:
     text = variant("name: Laser,", "name: Laser Cannon Mark Two,")
-    p = one_problem(tmp_path, text)
+    p = one_problem(text)
     assert p.line == line_of(text, "id: laser")
     assert "module laser name 'Laser Cannon Mark Two' is too long for the card: the name has 95 pt " \
            "beside the SPENT tag, on one line at the smallest size, 9 pt; shorten it to about" in p.message
     most = int(re.search(r"about (\d+) characters", p.message).group(1))  # type: ignore[union-attr]
-    load_spec(write(tmp_path, variant("name: Laser,", f'name: "{"Laser Cannon Mark Two"[:most]}",')))
+    parse_spec(variant("name: Laser,", f'name: "{"Laser Cannon Mark Two"[:most]}",'))
 
 
-def test_a_huge_title_is_refused_quickly(tmp_path: Path) -> None:
-    import time
-
-    start = time.perf_counter()
-    p = one_problem(tmp_path, variant("title: Second", "title: " + "word " * 400_000))
+def test_a_huge_title_is_refused_with_a_short_message() -> None:
+    p = one_problem(variant("title: Second", "title: " + "word " * 400_000))
     assert "too long for the card" in p.message and "it has 1,999,999" in p.message  # YAML drops the last space
     assert len(str(p)) < 700
-    assert time.perf_counter() - start < 10
 
 
-def test_every_title_problem_of_a_file_is_reported(tmp_path: Path) -> None:
+def test_every_title_problem_of_a_file_is_reported() -> None:
     text = variant("title: First", "title: {a: 1}")
     text = variant("title: Second", "title: 漢", text)
     text = variant("title: Third", "title: null", text)
     text = variant("name: Sensor,", "name: ['x'],", text)
-    lines = sorted(p.line for p in problems_of(write(tmp_path, text)))  # type: ignore[type-var]
+    lines = sorted(p.line for p in text_problems(text))  # type: ignore[type-var]
     assert lines == sorted([line_of(text, "title: {a: 1}"), line_of(text, "title: 漢"),
                             line_of(text, "title: null"), line_of(text, "id: sensor")])

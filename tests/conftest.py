@@ -1,0 +1,189 @@
+"""What the test files share: the standard spec, small spec builders and the lab that
+turns them into positions, the command-line helpers.
+
+* ``standard``: the bundled deck, loaded once per session (``STANDARD`` is its file,
+  ``standard_data()`` a fresh copy of its YAML data to vary).
+* Builders of small specs as data: ``mod`` (a module), ``card``, ``STD`` (the six
+  reference modules by code), ``NEVER`` (a pattern no test layout matches), ``active``;
+  ``Lab`` writes them to a folder (positions name their spec by file) and builds
+  positions, decks and states; ``rove.spec.parse_spec`` reads a spec without a file.
+* ``runner`` (Typer's CliRunner) and ``rove_script()`` (the installed console script).
+
+Slow tests are marked ``@pytest.mark.slow``; pyproject.toml deselects them unless the
+run asks for them: ``pytest -m slow``.  (Import these names with ``from conftest import
+...``: pytest puts this folder on the path.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from rove.engine import Deck, State, state_from_position
+from rove.position import Position, parse_position
+from rove.spec import BUNDLED_DIR, Spec, load_spec
+
+STANDARD = BUNDLED_DIR / "standard.yaml"
+"""The bundled deck's file."""
+
+
+@pytest.fixture(scope="session")
+def standard() -> Spec:
+    """The bundled deck (a Spec is immutable, so one load serves every test)."""
+    return load_spec("standard")
+
+
+def standard_data() -> dict[str, Any]:
+    """A fresh copy of the bundled deck's YAML data, to vary."""
+    data: dict[str, Any] = yaml.safe_load(STANDARD.read_text(encoding="utf-8"))
+    return data
+
+
+def flow_data() -> dict[str, Any]:
+    """"flow": the bundled deck with easy missions (a named module with a neighbour on one
+    side) and ten to win, so that random play completes many of them and reaches
+    recycling, wins and losses."""
+    flow = standard_data()
+    flow["name"], flow["missions_to_win"] = "flow", 10
+    shapes = ["{} #", "# {}", "{}\n#", "#\n{}"]
+    for i, c in enumerate(flow["cards"]):
+        c["mission"]["pattern"] = shapes[(i + i // 6) % 4].format("BLSCGM"[i % 6])
+        c["movement"] = {"points": 1 + i % 2, "bonus": 3, "pattern": "# #" if i % 3 else "#\n#"}
+    return flow
+
+
+# --------------------------------------------------------------------------- spec builders
+
+Arrows = tuple[str, list[str]]
+
+
+def mod(code: str, mid: str, ability: str, *arrows: Arrows, spent: list[Arrows] | None = None,
+        ) -> dict[str, Any]:
+    """A module entry: ``mod("B", "brain", "brain", ("standard", ["orthogonal"]))``;
+    ``spent`` gives its spent side other arrows."""
+    m: dict[str, Any] = {"id": mid, "code": code, "name": mid.title(), "ability": ability,
+                         "arrows": [{"kind": k, "dirs": d} for k, d in arrows]}
+    if spent is not None:
+        m["spent_arrows"] = [{"kind": k, "dirs": d} for k, d in spent]
+    return m
+
+
+#: the six reference modules (as the bundled deck moves them), by code
+STD = {
+    "B": mod("B", "brain", "brain", ("standard", ["orthogonal"])),
+    "L": mod("L", "laser", "laser", ("standard", ["diagonal"])),
+    "S": mod("S", "sensor", "sensor", ("standard", ["orthogonal"])),
+    "C": mod("C", "coil", "coil", ("jump", ["all"])),
+    "G": mod("G", "gripper", "gripper", ("short", ["all"])),
+    "M": mod("M", "motor", "motor", ("push", ["orthogonal"])),
+}
+STD_MODULES = list(STD.values())
+ALL = list(STD)
+STD6 = "B L S\nC G M"  # B(0,0) L(1,0) S(2,0) / C(0,1) G(1,1) M(2,1)
+
+#: a pattern no test layout matches: the six reference modules in one column
+NEVER = "B\nL\nS\nC\nG\nM"
+
+
+def card(cid: str, mission: str = NEVER, points: int = 2, bonus: int = 4,
+         pattern: str = NEVER) -> dict[str, Any]:
+    """A card entry; by default neither of its patterns matches a test layout."""
+    return {"id": cid, "mission": {"title": cid, "pattern": mission},
+            "movement": {"points": points, "bonus": bonus, "pattern": pattern}}
+
+
+def active(*codes: str) -> list[str]:
+    """The spent list that leaves exactly these reference modules active."""
+    return [c for c in ALL if c not in codes]
+
+
+#: n1..n9: plain cards (n1's movement pattern is "B S": B right next to S, west of it);
+#: missions used by the flow tests:
+#:   Bgap  "B / . / C": B two cells above C (the cell between is free)
+#:   Bany  "B": matches every layout
+#:   P1    "S # / . #"   P2  "S _ #"
+LAB_CARDS = [
+    card("n1", points=1, bonus=3, pattern="B S"),
+    *(card(f"n{i}") for i in range(2, 10)),
+    card("Bgap", mission="B\n.\nC"),
+    card("Bany", mission="B"),
+    card("P1", mission="S #\n. #"),
+    card("P2", mission="S _ #"),
+]
+
+
+def spec_text(modules: list[dict[str, Any]] | None = None, cards: list[dict[str, Any]] | None = None,
+              missions_to_win: int = 7, name: str = "lab") -> str:
+    """A spec's text (JSON is YAML): the reference modules and LAB_CARDS unless given."""
+    data = {"format": "rove-spec/1", "name": name, "missions_to_win": missions_to_win,
+            "modules": modules or STD_MODULES, "cards": cards or LAB_CARDS}
+    return json.dumps(data, indent=1)
+
+
+class Lab:
+    """Writes specs to a folder (a position names its spec by file) and builds positions,
+    decks and states from them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.specs: dict[str, Path] = {}
+
+    def spec(self, modules: list[dict[str, Any]] | None = None,
+             cards: list[dict[str, Any]] | None = None, missions_to_win: int = 7) -> Path:
+        """The file of this spec, written once."""
+        text = spec_text(modules, cards, missions_to_win)
+        if text not in self.specs:
+            path = self.root / f"spec{len(self.specs)}.yaml"
+            path.write_text(text, encoding="utf-8")
+            self.specs[text] = path
+        return self.specs[text]
+
+    def position(self, layout: str, *, spec: Path | None = None,
+                 modules: list[dict[str, Any]] | None = None, cards: list[dict[str, Any]] | None = None,
+                 mission: str = "n9", goal: str = "mission", hand: tuple[str, ...] | list[str] = (),
+                 draw: tuple[str, ...] | list[str] = (), discard: tuple[str, ...] | list[str] = (),
+                 current: tuple[str | None, int] | None = None, spent: tuple[str, ...] | list[str] = (),
+                 rules: dict[str, Any] | None = None, done: int = 0,
+                 completed: tuple[str, ...] = ()) -> Position:
+        """A position on ``spec`` (default: the spec of ``modules`` and ``cards``)."""
+        data = {"format": "rove-position/1", "spec": str(spec or self.spec(modules, cards)),
+                "goal": goal, "layout": layout, "spent": list(spent), "missions_done": done,
+                "mission": mission, "hand": list(hand), "draw": list(draw),
+                "discard": list(discard), "completed": list(completed),
+                "current": (None if current is None else
+                            {"card": current[0], "points": current[1]}),
+                "rules": rules or {}}
+        return parse_position(json.dumps(data), "<lab>", self.root)
+
+    def game(self, layout: str, **kw: Any) -> tuple[Deck, State]:
+        pos = self.position(layout, **kw)
+        deck = Deck(pos.spec, pos.rules)
+        return deck, state_from_position(deck, pos)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
+    return Lab(tmp_path_factory.mktemp("lab"))
+
+
+# --------------------------------------------------------------------------- command line
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def rove_script() -> str:
+    """The installed ``rove`` console script."""
+    script = Path(sys.executable).parent / "rove"
+    found = str(script) if script.exists() else shutil.which("rove")
+    assert found, "the rove console script is not installed"
+    return found
