@@ -19,7 +19,6 @@ minimised over every placement of the mission pattern.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -660,25 +659,17 @@ def test_astar_agrees_with_baseline(start: int) -> None:
     agree(range(start, start + 40), astar_limit=(0.5, 4000), bfs_limit=(0.3, 3000))
 
 
-def _slow_enabled(request: pytest.FixtureRequest) -> bool:
-    return bool(os.environ.get("ROVE_SLOW")) or "slow" in (request.config.getoption("markexpr") or "")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("start", range(0, 600, 100))
-def test_astar_agrees_with_baseline_more(request: pytest.FixtureRequest, start: int) -> None:
-    """Bigger run (minutes): ``pytest -m slow`` or ROVE_SLOW=1."""
-    if not _slow_enabled(request):
-        pytest.skip("slow: run with -m slow or ROVE_SLOW=1")
+def test_astar_agrees_with_baseline_more(start: int) -> None:
+    """Bigger run (minutes): ``pytest -m slow``."""
     agree(range(start, start + 100), astar_limit=(5, 50_000), bfs_limit=(3, 30_000))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("start", range(0, 200, 50))
-def test_astar_agrees_with_baseline_with_hands(request: pytest.FixtureRequest, start: int) -> None:
-    """Puzzles that keep the hand: card plays, base versus bonus."""
-    if not _slow_enabled(request):
-        pytest.skip("slow: run with -m slow or ROVE_SLOW=1")
+def test_astar_agrees_with_baseline_with_hands(start: int) -> None:
+    """Puzzles that keep the hand: card plays, base versus bonus (``pytest -m slow``)."""
     agree(range(start, start + 50), astar_limit=(5, 50_000), bfs_limit=(3, 30_000),
           keep_hand=True, min_decided=0.2)
 
@@ -787,12 +778,9 @@ def test_game_optimal_is_no_worse_and_truly_optimal(specs: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
-def test_game_optimal_matches_the_baseline_on_tiny_deals(request: pytest.FixtureRequest, specs: Path,
-                                                         seed: int) -> None:
+def test_game_optimal_matches_the_baseline_on_tiny_deals(specs: Path, seed: int) -> None:
     """--optimal on fresh TRIO deals (some abilities spent) spends exactly the points of
-    the uniform-cost baseline's cheapest win."""
-    if not _slow_enabled(request):
-        pytest.skip("slow: run with -m slow or ROVE_SLOW=1")
+    the uniform-cost baseline's cheapest win (``pytest -m slow``)."""
     from dataclasses import replace
 
     from rove.deal import deal

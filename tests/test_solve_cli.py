@@ -223,8 +223,7 @@ def test_unsolvable_exit_1(runner: CliRunner, files: Path) -> None:
 def test_time_limit_gives_unknown_exit_3(runner: CliRunner, files: Path) -> None:
     code, data = solve_json(runner, str(files / "hard.yaml"), "--time-limit", "0.001")
     assert code == 3
-    assert data["status"] == "unknown"
-    assert data["seconds"] < 10
+    assert data["status"] == "unknown" and data["optimal"] is False
 
 
 def test_human_output_shows_the_plan_in_notation(runner: CliRunner, files: Path) -> None:
