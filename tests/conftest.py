@@ -59,6 +59,43 @@ def flow_data() -> dict[str, Any]:
     return flow
 
 
+# --------------------------------------------------------------------------- texts
+
+
+def replace_once(text: str, old: str, new: str) -> str:
+    """``text`` with one exact, unique piece replaced (so a typo in a test cannot pass silently)."""
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
+    return text.replace(old, new)
+
+
+def line_of(text: str, needle: str) -> int:
+    """1-based line of the only line containing ``needle``."""
+    hits = [i + 1 for i, line in enumerate(text.split("\n")) if needle in line]
+    assert len(hits) == 1, f"{needle!r} is on lines {hits}"
+    return hits[0]
+
+
+# TRIO: three modules, four cards, two missions to win (a whole deal in miniature).
+TRIO_SPEC = """\
+format: rove-spec/1
+name: Trio
+missions_to_win: 2
+modules:
+  - {id: brain, code: B, name: Brain, ability: brain, arrows: [{kind: standard, dirs: [orthogonal]}]}
+  - {id: laser, code: L, name: Laser, ability: laser, arrows: [{kind: standard, dirs: [diagonal]}]}
+  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
+cards:
+  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},
+     movement: {points: 1, bonus: 3, pattern: "# # #"}}
+  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},
+     movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
+  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},
+     movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
+  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},
+     movement: {points: 2, bonus: 4, pattern: "L M"}}
+"""
+
+
 # --------------------------------------------------------------------------- spec builders
 
 Arrows = tuple[str, list[str]]

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import line_of, replace_once
 
 from rove.deal import DIFFICULTIES, deal
 from rove.errors import InputError, Problem
@@ -54,14 +55,8 @@ cards:
 
 
 def variant(old: str, new: str, text: str = POS) -> str:
-    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
-    return text.replace(old, new)
-
-
-def line_of(text: str, needle: str) -> int:
-    hits = [i + 1 for i, line in enumerate(text.split("\n")) if needle in line]
-    assert len(hits) == 1, f"{needle!r} is on lines {hits}"
-    return hits[0]
+    """POS with one exact, unique piece replaced."""
+    return replace_once(text, old, new)
 
 
 def write(path: Path, text: str) -> Path:

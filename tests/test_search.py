@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import TRIO_SPEC
 
 from rove.actions import Action
 from rove.engine import GOAL, WON, Deck, state_from_position
@@ -76,26 +77,6 @@ modules:
 cards:
   - {id: xy, mission: {title: X left of Y, pattern: "X Y"}, movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
   - {id: r2, mission: {title: Pair, pattern: "#\\n#"},       movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
-"""
-
-# TRIO: three modules, four cards, two missions to win (a whole deal in miniature).
-TRIO_SPEC = """\
-format: rove-spec/1
-name: Trio
-missions_to_win: 2
-modules:
-  - {id: brain, code: B, name: Brain, ability: brain, arrows: [{kind: standard, dirs: [orthogonal]}]}
-  - {id: laser, code: L, name: Laser, ability: laser, arrows: [{kind: standard, dirs: [diagonal]}]}
-  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
-cards:
-  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},
-     movement: {points: 1, bonus: 3, pattern: "# # #"}}
-  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},
-     movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
-  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},
-     movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
-  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},
-     movement: {points: 2, bonus: 4, pattern: "L M"}}
 """
 
 # DUD: three Sensors (no ability changes the layout) and cards worth 0 base points whose

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import TRIO_SPEC
 from typer.testing import CliRunner
 
 from rove.actions import Action
@@ -89,25 +90,6 @@ hand: []
 draw: [c09, c05, c02, c04, c12, c01]
 discard: []
 current: {card: null, points: 5}
-"""
-
-TRIO_SPEC = """\
-format: rove-spec/1
-name: Trio
-missions_to_win: 2
-modules:
-  - {id: brain, code: B, name: Brain, ability: brain, arrows: [{kind: standard, dirs: [orthogonal]}]}
-  - {id: laser, code: L, name: Laser, ability: laser, arrows: [{kind: standard, dirs: [diagonal]}]}
-  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
-cards:
-  - {id: t1, mission: {title: Tower,  pattern: "B\\n#\\n#"},
-     movement: {points: 1, bonus: 3, pattern: "# # #"}}
-  - {id: t2, mission: {title: Step,   pattern: "L .\\n# #"},
-     movement: {points: 2, bonus: 3, pattern: "#\\n#"}}
-  - {id: t3, mission: {title: Hook,   pattern: "M #\\n. #"},
-     movement: {points: 1, bonus: 2, pattern: "# .\\n. #"}}
-  - {id: t4, mission: {title: Ladder, pattern: "# .\\n. #\\n. #"},
-     movement: {points: 2, bonus: 4, pattern: "L M"}}
 """
 
 # A whole (tiny) game; with Brain and Laser spent the first win found spends more

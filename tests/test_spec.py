@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import STANDARD, standard_data
+from conftest import STANDARD, line_of, replace_once, standard_data
 
 from rove import grid
 from rove.errors import InputError, Problem
@@ -84,16 +84,8 @@ MIN_CONN_BUG = (
 
 
 def variant(old: str, new: str, text: str = TINY) -> str:
-    """TINY with one exact, unique piece replaced (so a typo in a test cannot pass silently)."""
-    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
-    return text.replace(old, new)
-
-
-def line_of(text: str, needle: str) -> int:
-    """1-based line of the only line containing needle."""
-    hits = [i + 1 for i, line in enumerate(text.split("\n")) if needle in line]
-    assert len(hits) == 1, f"{needle!r} is on lines {hits}"
-    return hits[0]
+    """TINY with one exact, unique piece replaced."""
+    return replace_once(text, old, new)
 
 
 def write(tmp_path: Path, text: str, name: str = "spec.yaml") -> Path:
