@@ -182,7 +182,8 @@ def test_workers_refuse_a_stale_spec_and_report_progress(specs: dict[str, Path])
         _spec(str(specs["row"]), "0" * 16)
     seen: list[tuple[str, int, int]] = []
     run_check(spec, opts(deals=3, starts=2), progress=lambda g, d, n: seen.append((g, d, n)))
-    assert seen[-1] == ("impossible", 3, 3) and ("starts", 2, 2) in seen and ("normal", 3, 3) in seen
+    assert seen[-1] == ("impossible expert", 3, 3) and ("starts", 2, 2) in seen
+    assert ("normal", 3, 3) in seen and ("impossible", 3, 3) in seen and ("normal expert", 3, 3) in seen
 
 
 # --------------------------------------------------------------------------- schema, executors
@@ -193,7 +194,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     data = rep.to_json()
     assert list(data) == ["format", "spec", "options", "reproducibility", "checks",
                           "mission_costs", "points", "winnability", "cards", "modules", "deals",
-                          "timing"]
+                          "expert", "timing"]
     assert "timing" not in rep.to_json(timing=False)
     assert data["format"] == "rove-check/1"
     assert data["options"]["difficulties"] == ["normal", "impossible"]
@@ -223,7 +224,21 @@ def test_json_schema(specs: dict[str, Path]) -> None:
         assert set(m) == {"name", "ability", "uses", "triggered_via_gripper", "wins_using",
                           "wins_using_share"}
     assert len(data["deals"]) == 8 and "seconds" not in data["deals"][0]
-    assert set(data["timing"]) >= {"seconds_total", "executor", "workers"}
+    assert set(data["timing"]) >= {"seconds_total", "executor", "workers", "expert_seconds"}
+    assert data["options"]["players"] == ["thoughtful", "expert"]
+    ex = data["expert"]
+    assert set(ex) == {"description", "node_limit", "winnability", "foresight", "cards", "deals"}
+    for w in ex["winnability"].values():
+        assert set(w) == {"deals", "won", "lost", "win_rate", "wilson95", "lost_by",
+                          "lost_missions_done_mean", "thoughtful_win_rate", "gap_points",
+                          "wins_thoughtful_unknown", "wins_thoughtful_unsolvable", "nodes_total"}
+        assert w["won"] + w["lost"] == w["deals"] == 4 and sum(w["lost_by"].values()) == w["lost"]
+    for c in ex["cards"].values():
+        assert set(c) == {"title", "failed", "failed_total", "failed_share", "plays", "bonus_plays",
+                          "bonus_share"}
+    assert len(ex["deals"]) == 8 and "seconds" not in ex["deals"][0]
+    assert {r["status"] for r in ex["deals"]} <= {"won", "lost"}
+    assert "foresight" in ex["foresight"]
     json.dumps(data)  # plain JSON values only
 
 
@@ -281,8 +296,34 @@ def test_cli_json_and_tables(specs: dict[str, Path]) -> None:
     assert a == b
     code, out, _ = invoke(*args)
     assert code == 0
-    for text in ("Static checks", "Winnability", "Wilson 95%", "Cards", "Modules", "node count"):
+    for text in ("Static checks", "Winnability", "Wilson 95%", "Cards", "Modules", "node count",
+                 "Thoughtful (draw order known) and expert", "Cards for the expert",
+                 "foresight is worth"):
         assert text in out
+
+
+def test_cli_one_player(specs: dict[str, Path]) -> None:
+    """--player picks who plays; the thoughtful figures are the same with or without the
+    expert beside them, and an expert-only run has no thoughtful winnability."""
+    args = [specs["row"], "--deals", "6", "--difficulty", "normal", "--starts", "0", "--jobs", "1",
+            "--json"]
+    both = json.loads(invoke(*args)[1])
+    alone = json.loads(invoke(*args, "--player", "thoughtful")[1])
+    assert "expert" not in alone and alone["options"]["players"] == ["thoughtful"]
+    for key in ("winnability", "cards", "modules", "deals"):
+        assert alone[key] == both[key]
+    code, out, _ = invoke(*args, "--player", "expert")
+    expert_only = json.loads(out)
+    assert code == 0 and expert_only["winnability"] == {} and expert_only["deals"] == []
+    assert expert_only["expert"]["winnability"] == both["expert"]["winnability"] | {
+        "normal": {**both["expert"]["winnability"]["normal"], "thoughtful_win_rate": None,
+                   "gap_points": None}}
+    # nothing can move: the expert wins exactly the deals won at the start, as the solver
+    assert both["expert"]["winnability"]["normal"]["won"] == both["winnability"]["normal"]["solved"]
+    code, out, _ = invoke(specs["row"], "--deals", "2", "--starts", "0", "--jobs", "1", "--player", "expert")
+    assert code == 0 and "Winnability (win rate" not in out and "expert" in out
+    code, _, err = invoke(specs["row"], "--player", "gambler")
+    assert code == 2 and "player" in err
 
 
 def test_tables_keep_intervals_whole_in_80_columns(specs: dict[str, Path]) -> None:
@@ -324,7 +365,8 @@ def test_pdf_report_is_deterministic(specs: dict[str, Path], tmp_path: Path) -> 
     assert one == two and one.startswith(b"%PDF")
     text = "".join(p.extract_text() for p in pypdf.PdfReader(__import__("io").BytesIO(one)).pages)
     for words in ("rove check: Row", "Static checks", "Winnability per difficulty",
-                  "Mission costs", "Cards", "Modules"):
+                  "Mission costs", "Cards", "Modules", "Expert player", "Cards for the expert",
+                  "foresight is worth"):
         assert words in text
     out = tmp_path / "r.pdf"
     code, _, _ = invoke(specs["never"], "--deals", "3", "--jobs", "1", "--report", out, "--json")
@@ -362,7 +404,7 @@ def test_a_time_limit_never_changes_what_is_searched(monkeypatch: pytest.MonkeyP
     runs = []
     for time_limit in (None, 20.0 if python else 300.0):
         o = CheckOptions(deals=1 if python else 8, difficulties=("normal",), seed=3, starts=0,
-                         time_limit=time_limit)
+                         time_limit=time_limit, players=("thoughtful",))
         rep = run_check(spec, o, SerialExecutor()).to_json(timing=False)
         rep["options"].pop("time_limit", None)
         assert all(d["status"] == "solved" for d in rep["deals"])

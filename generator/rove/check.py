@@ -50,6 +50,8 @@ DEFAULT_DEALS = 100
 DEFAULT_NODE_LIMIT = 2_000_000
 DEFAULT_MISSION_NODE_LIMIT = 200_000
 DEFAULT_TIME_LIMIT = 600.0
+DEFAULT_EXPERT_NODE_LIMIT = 300_000
+PLAYERS = ("thoughtful", "expert")
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 
@@ -109,6 +111,10 @@ class CheckOptions:
     #: start arrangements for the mission costs: None = all (a seeded sample of
     #: MAX_STARTS when there are more), 0 = skip the cost solves
     starts: int | None = None
+    #: who plays the deals: "thoughtful" (the exact solver, the draw order known) and/or
+    #: "expert" (rove.solve.expert: a fixed player that sees what a person at the table sees)
+    players: tuple[str, ...] = PLAYERS
+    expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT
 
     def __post_init__(self) -> None:
         bad = [d for d in self.difficulties if d not in DIFFICULTIES]
@@ -122,11 +128,18 @@ class CheckOptions:
             raise ValueError("node limits must be at least 1")
         if self.starts is not None and self.starts < 0:
             raise ValueError("starts must be 0 or more")
+        if not self.players or any(p not in PLAYERS for p in self.players):
+            raise ValueError(f"player must be one or more of {', '.join(PLAYERS)}")
+        if len(set(self.players)) != len(self.players):
+            raise ValueError("a player is listed twice")
+        if self.expert_node_limit < 1:
+            raise ValueError("node limits must be at least 1")
 
     def to_json(self) -> dict[str, Any]:
         return {"deals": self.deals, "difficulties": list(self.difficulties), "seed": self.seed,
                 "node_limit": self.node_limit, "mission_node_limit": self.mission_node_limit,
-                "time_limit": self.time_limit, "starts": self.starts}
+                "time_limit": self.time_limit, "starts": self.starts, "players": list(self.players),
+                "expert_node_limit": self.expert_node_limit}
 
 
 def deal_seed(seed: int, index: int) -> int:
@@ -192,6 +205,8 @@ def run_task(task: tuple) -> dict[str, Any]:
         return _deal_task(*task[1:])
     if kind == "starts":
         return _starts_task(*task[1:])
+    if kind == "expert":
+        return _expert_task(*task[1:])
     raise ValueError(f"unknown task kind {kind!r}")
 
 
@@ -244,6 +259,54 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
     return out
 
 
+def _plan_counts(plan: Sequence[Any]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Movement plays, bonus plays (per card) and ability uses (per module, ``G>L`` for a
+    use through Gripper) in a plan."""
+    plays: dict[str, int] = {}
+    bonus: dict[str, int] = {}
+    uses: dict[str, int] = {}
+    for a in plan:
+        if a.act == "play":
+            plays[a.card] = plays.get(a.card, 0) + 1
+            if a.bonus:
+                bonus[a.card] = bonus.get(a.card, 0) + 1
+        elif a.act == "ability":
+            key = a.module if a.via is None else f"{a.module}>{a.via}"
+            uses[key] = uses.get(key, 0) + 1
+    return dict(sorted(plays.items())), dict(sorted(bonus.items())), dict(sorted(uses.items()))
+
+
+def _expert_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
+                 node_limit: int) -> dict[str, Any]:
+    """One deal played by the expert (``rove.solve.expert``); a win is replayed through the
+    engine (that replay is a proof the deal is winnable)."""
+    from .engine import Deck, apply, state_from_position
+    from .replay import verify_plan
+    from .solve.expert import play
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    pos = deal(spec, seed, difficulty)
+    deck = Deck(spec, pos.rules)
+    r = play(deck, state_from_position(deck, pos), node_limit=node_limit)
+    if r.status == "won":
+        verify_plan(pos, list(r.plan), deck)
+    else:  # the plan is legal up to where the expert stopped
+        s = state_from_position(deck, pos)
+        for a in r.plan:
+            s = apply(deck, s, a)
+    plays, bonus, uses = _plan_counts(r.plan)
+    # the expert's plays all say bonus or base, so the bonus counts are exact
+    return {
+        "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
+        "reason": r.reason, "missions_done": r.done,
+        "failed_mission": None if r.failed_mission is None else deck.card_ids[r.failed_mission],
+        "nodes": r.nodes, "actions": len(r.plan), "decisions": r.decisions, "replans": r.replans,
+        "plays": plays, "bonus_plays": bonus, "ability_uses": uses,
+        "seconds": time.monotonic() - t0,
+    }
+
+
 def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],
                  node_limit: int, time_limit: float | None) -> dict[str, Any]:
     """Optimal cost (points) of every mission from one start arrangement: bare budget,
@@ -288,6 +351,8 @@ class CheckReport:
     reproducibility: dict[str, Any]
     deals: list[dict[str, Any]]
     timing: dict[str, Any] = field(default_factory=dict)
+    #: the expert player's figures (None when only the thoughtful one played)
+    expert: dict[str, Any] | None = None
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         out = {
@@ -303,6 +368,8 @@ class CheckReport:
             "modules": self.modules,
             "deals": self.deals,
         }
+        if self.expert is not None:
+            out["expert"] = self.expert
         if timing:
             out["timing"] = self.timing
         return out
@@ -314,7 +381,8 @@ class CheckReport:
             raise ValueError(f"not a {CHECK_FORMAT} report")
         return cls(**{k: data[k] for k in ("spec", "options", "checks", "mission_costs", "points",
                                            "winnability", "cards", "modules", "reproducibility",
-                                           "deals")}, timing=data.get("timing", {}))
+                                           "deals")}, timing=data.get("timing", {}),
+                   expert=data.get("expert"))
 
     @property
     def failed(self) -> bool:
@@ -325,7 +393,8 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tuple[str, ...]]]:
-    """The task list of a run: start arrangements first, then deals by difficulty.
+    """The task list of a run: start arrangements first, then the thoughtful deals by
+    difficulty, then the expert's (the same deals).
 
     A task names the spec by absolute path (workers load it once, and check its
     fingerprint), so every worker must see the file at that path."""
@@ -336,10 +405,16 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tup
     arrangements = start_arrangements(spec, options.starts, options.seed)
     tasks: list[tuple] = [("starts", path, fp, i, arr, options.mission_node_limit,
                            options.time_limit) for i, arr in enumerate(arrangements)]
-    for diff in options.difficulties:
-        for i in range(options.deals):
-            tasks.append(("deal", path, fp, i, deal_seed(options.seed, i), diff,
-                          options.node_limit, options.time_limit))
+    if "thoughtful" in options.players:
+        for diff in options.difficulties:
+            for i in range(options.deals):
+                tasks.append(("deal", path, fp, i, deal_seed(options.seed, i), diff,
+                              options.node_limit, options.time_limit))
+    if "expert" in options.players:
+        for diff in options.difficulties:
+            for i in range(options.deals):
+                tasks.append(("expert", path, fp, i, deal_seed(options.seed, i), diff,
+                              options.expert_node_limit))
     return tasks, arrangements
 
 
@@ -352,7 +427,8 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
 
     t0 = time.monotonic()
     tasks, arrangements = plan_tasks(spec, options)
-    groups = [t[0] if t[0] == "starts" else t[5] for t in tasks]
+    groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else f"{t[5]} expert"
+              for t in tasks]
     totals: dict[str, int] = {}
     for g in groups:
         totals[g] = totals.get(g, 0) + 1
@@ -369,9 +445,11 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
         if progress:
             progress(g, done_count[g], totals[g])
     assert all(r is not None for r in results)
-    starts = [r for r, g in zip(results, groups) if g == "starts"]
-    deals = [r for r, g in zip(results, groups) if g != "starts"]
-    report = _aggregate(spec, options, arrangements, starts, deals)  # type: ignore[arg-type]
+    kinds = [t[0] for t in tasks]
+    starts = [r for r, k in zip(results, kinds) if k == "starts"]
+    deals = [r for r, k in zip(results, kinds) if k == "deal"]
+    experts = [r for r, k in zip(results, kinds) if k == "expert"]
+    report = _aggregate(spec, options, arrangements, starts, deals, experts)  # type: ignore[arg-type]
     report.timing = {
         "seconds_total": round(time.monotonic() - t0, 3),
         "executor": getattr(ex, "name", type(ex).__name__),
@@ -381,11 +459,17 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
                          for d in options.difficulties},
         "deal_seconds_max": round(max((r["seconds"] for r in deals), default=0.0), 3),  # type: ignore[index]
     }
+    if experts:
+        report.timing["expert_seconds"] = {
+            d: round(sum(r["seconds"] for r in experts if r["difficulty"] == d), 3)  # type: ignore[index]
+            for d in options.difficulties}
+        report.timing["expert_seconds_max"] = round(max(r["seconds"] for r in experts), 3)  # type: ignore[index]
     return report
 
 
 def _aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, ...]],
-               starts: list[dict[str, Any]], deals: list[dict[str, Any]]) -> CheckReport:
+               starts: list[dict[str, Any]], deals: list[dict[str, Any]],
+               experts: list[dict[str, Any]] | None = None) -> CheckReport:
     codes = set(spec.codes)
     n_mod = len(spec.modules)
     total_arr = math.factorial(n_mod)
@@ -503,7 +587,7 @@ def _aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, 
 
     # ---- winnability
     winnability: dict[str, dict[str, Any]] = {}
-    for d in options.difficulties:
+    for d in options.difficulties if "thoughtful" in options.players else ():
         rs = [r for r in deals if r["difficulty"] == d]
         n = len(rs)
         won = sum(r["status"] == "solved" for r in rs)
@@ -577,13 +661,106 @@ def _aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, 
         "blockers_unknown": blockers_unknown,
     }
     deal_rows = [{k: v for k, v in r.items() if k != "seconds"} for r in deals]
+    expert = (_expert_section(spec, options, winnability, deals, experts or [])
+              if "expert" in options.players else None)
     return CheckReport(
         spec={"name": spec.name, "modules": [m.code for m in spec.modules],
               "cards": [c.id for c in spec.cards], "missions_to_win": spec.missions_to_win},
         options={**options.to_json(), "rules": _default_rules()},
         checks=checks, mission_costs=mission_costs, points=points, winnability=winnability,
         cards=cards, modules=modules, reproducibility=reproducibility, deals=deal_rows,
+        expert=expert,
     )
+
+
+EXPERT_DESCRIPTION = (
+    "a fixed, deterministic player that sees what a person at the table sees (layout, spent "
+    "modules, hand, current card and points, mission, the top card of the draw pile, the "
+    "discard pile) and never the order of the deck below its top card; for each mission it "
+    "plays the completion that keeps the most for the next mission (rove.solve.expert); a "
+    "game it cannot finish within its node budget counts as lost")
+#: gaps (thoughtful minus expert win rate, in points) below which foresight matters little,
+#: and from which it matters a lot
+FORESIGHT_LITTLE, FORESIGHT_LOT = 5.0, 20.0
+
+
+def foresight_sentence(gaps: dict[str, float | None], unknown: int = 0) -> str:
+    """What the gap between the two win rates means, in one sentence (``unknown``: deals
+    the thoughtful solver left undecided, which make its rate, and so the gap, uncertain)."""
+    known = {d: g for d, g in gaps.items() if g is not None}
+    if not known:
+        return ("With no decided deal for both players there is no gap between the thoughtful "
+                "and the expert win rate to read.")
+    parts = ", ".join(f"{g:.1f} points on {d}" for d, g in known.items())
+    top = max(known.values())
+    verdict = ("matters little: a good player who cannot see the deck wins nearly as often as "
+               "one who could" if top < FORESIGHT_LITTLE else
+               "matters a lot: much of what the thoughtful player wins comes from knowing the "
+               "order of the deck, so its win rate overstates what players will see"
+               if top >= FORESIGHT_LOT else
+               "matters moderately: players will win noticeably less often than the "
+               "thoughtful figure")
+    caveat = ("" if not unknown else
+              f" (with {unknown} deal(s) the thoughtful solver left unknown, a larger "
+              "--node-limit would make the gap surer)")
+    return (f"The gap between the thoughtful win rate (the whole draw order known: an upper "
+            f"bound for anyone) and the expert's (a good player who sees only the table) is "
+            f"what foresight is worth in this deck, {parts}, so foresight {verdict}{caveat}.")
+
+
+def _expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dict[str, Any]],
+                    deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The expert's figures: win rate per difficulty beside the thoughtful one, how its
+    games were lost, and per card the missions it failed and the bonus it used."""
+    thoughtful = {(r["difficulty"], r["index"]): r["status"] for r in deals}
+    win: dict[str, dict[str, Any]] = {}
+    gaps: dict[str, float | None] = {}
+    for d in options.difficulties:
+        rs = [r for r in experts if r["difficulty"] == d]
+        n = len(rs)
+        won = sum(r["status"] == "won" for r in rs)
+        lo, hi = wilson(won, n)
+        reached = [r["missions_done"] for r in rs if r["status"] == "lost"]
+        paired = [thoughtful.get((d, r["index"])) for r in rs if r["status"] == "won"]
+        t_rate = winnability.get(d, {}).get("win_rate")
+        rate = _r(won / n) if n else None
+        gap = None if t_rate is None or rate is None else round(100 * (t_rate - rate), 1)
+        gaps[d] = gap
+        win[d] = {
+            "deals": n, "won": won, "lost": n - won,
+            "win_rate": rate, "wilson95": [_r(lo), _r(hi)] if n else None,
+            "lost_by": {k: sum(r["reason"] == k for r in rs) for k in ("stuck", "budget", "no_mission")},
+            "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
+            "thoughtful_win_rate": t_rate,
+            "gap_points": gap,
+            # a deal the expert wins is winnable: its plan, replayed by the engine, proves it
+            "wins_thoughtful_unknown": sum(p == "unknown" for p in paired),
+            "wins_thoughtful_unsolvable": sum(p == "unsolvable" for p in paired),
+            "nodes_total": sum(r["nodes"] for r in rs),
+        }
+    lost = [r for r in experts if r["status"] == "lost"]
+    cards: dict[str, dict[str, Any]] = {}
+    for c in spec.cards:
+        failed = {d: sum(r["failed_mission"] == c.id for r in lost if r["difficulty"] == d)
+                  for d in options.difficulties}
+        total = sum(failed.values())
+        plays = sum(r["plays"].get(c.id, 0) for r in experts)
+        bplays = sum(r["bonus_plays"].get(c.id, 0) for r in experts)
+        cards[c.id] = {
+            "title": c.mission.title, "failed": failed, "failed_total": total,
+            "failed_share": _r(total / len(lost)) if lost else None,
+            "plays": plays, "bonus_plays": bplays,
+            "bonus_share": _r(bplays / plays) if plays else None,
+        }
+    return {
+        "description": EXPERT_DESCRIPTION,
+        "node_limit": options.expert_node_limit,
+        "winnability": win,
+        "foresight": (foresight_sentence(gaps, sum(w["unknown"] for w in winnability.values()))
+                      if "thoughtful" in options.players else None),
+        "cards": cards,
+        "deals": [{k: v for k, v in r.items() if k != "seconds"} for r in experts],
+    }
 
 
 def _histogram(values: Sequence[int]) -> list[int]:
@@ -660,7 +837,8 @@ def print_report(report: CheckReport, console: Any) -> None:
     console.print(f"[bold]rove check[/bold]: {data['spec']['name']} "
                   f"({len(data['spec']['modules'])} modules, {len(data['spec']['cards'])} cards, "
                   f"{data['spec']['missions_to_win']} missions to win); seed {opts['seed']}, "
-                  f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}")
+                  f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
+                  + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
 
     t = table("Static checks", "status", "check", left=2)
     for c in data["checks"]:
@@ -685,17 +863,39 @@ def print_report(report: CheckReport, console: Any) -> None:
                       str(e["with_abilities"]["unknown"] + e["no_abilities"]["unknown"]))
         console.print(t)
 
-    t = table("Winnability (win rate among decided deals; unknowns apart)", "difficulty", "deals",
-              "won", "lost", "unknown", "win rate", "Wilson 95%", "bounds")
-    for d, w in data["winnability"].items():
-        ci = w["wilson95"] or [None, None]
-        t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
-                  fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
-    console.print(t)
-    unknown = sum(w["unknown"] for w in data["winnability"].values())
-    if unknown:
-        console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
-                      "within the bounds, which a larger --node-limit narrows.[/dim]")
+    if data["winnability"]:
+        t = table("Winnability (win rate among decided deals; unknowns apart)", "difficulty", "deals",
+                  "won", "lost", "unknown", "win rate", "Wilson 95%", "bounds")
+        for d, w in data["winnability"].items():
+            ci = w["wilson95"] or [None, None]
+            t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
+                      fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
+        console.print(t)
+        unknown = sum(w["unknown"] for w in data["winnability"].values())
+        if unknown:
+            console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
+                          "within the bounds, which a larger --node-limit narrows.[/dim]")
+    ex = data.get("expert")
+    if ex is not None:
+        t = table("Thoughtful (draw order known) and expert (sees only the table) win rates",
+                  "difficulty", "thoughtful", "Wilson 95%", "expert", "Wilson 95%", "won",
+                  "lost", "gap")
+        for d, w in ex["winnability"].items():
+            tw = data["winnability"].get(d)
+            tci = (tw["wilson95"] if tw else None) or [None, None]
+            t.add_row(d, fmt_pct(w["thoughtful_win_rate"]), _span(*tci), fmt_pct(w["win_rate"]),
+                      _span(*(w["wilson95"] or [None, None])), str(w["won"]), str(w["lost"]),
+                      "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}")
+        console.print(t)
+        lost_by = {k: sum(w["lost_by"][k] for w in ex["winnability"].values())
+                   for k in ("stuck", "budget", "no_mission")}
+        console.print(f"[dim]gap: thoughtful minus expert, in points of win rate. The expert's "
+                      f"games are all decided: lost {lost_by['stuck']} stuck (no completion from "
+                      f"what it holds), {lost_by['budget']} at its node limit "
+                      f"({ex['node_limit']} a deal), {lost_by['no_mission']} with no mission "
+                      "left to reveal.[/dim]")
+        if ex["foresight"]:
+            console.print(ex["foresight"])
 
     t = table("Cards", "card", "mission", "cost", "pts", f"blocked ({'/'.join(d[0] for d in diffs)})",
               "share", "plays", "bonus", left=2)
@@ -707,6 +907,18 @@ def print_report(report: CheckReport, console: Any) -> None:
     console.print("[dim]cost: mean optimal points from the starts with/without abilities; pts: "
                   "base/bonus; blocked: lost deals whose deepest line stopped at this mission; "
                   "plays/bonus: movement plays in the winning plans found.[/dim]")
+
+    if ex is not None:
+        t = table("Cards for the expert", "card", "mission",
+                  f"failed ({'/'.join(d[0] for d in diffs)})", "share", "plays", "bonus", left=2)
+        for cid, c in ex["cards"].items():
+            t.add_row(cid, c["title"], "/".join(str(c["failed"][d]) for d in diffs),
+                      fmt_pct(c["failed_share"]), str(c["plays"]),
+                      f"{c['bonus_plays']} ({fmt_pct(c['bonus_share'])})")
+        console.print(t)
+        console.print("[dim]failed: the expert's lost games that ended on this mission; "
+                      "plays/bonus: movement plays in all its games and how many took the "
+                      "bonus.[/dim]")
 
     t = table("Modules (ability uses in the winning plans found)", "module", "name", "ability",
               "uses", "via Gripper", "wins using", left=3)

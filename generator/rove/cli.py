@@ -287,8 +287,14 @@ def check(
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
     report: Annotated[Path | None, typer.Option(help="Also write a PDF report here.")] = None,
+    player: Annotated[str, typer.Option(help="Who plays the deals, comma-separated: thoughtful (exact solver, "
+                                             "draw order known), expert (sees only the table).")
+                      ] = "thoughtful,expert",
+    expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
+                                                        "finish within them counts as lost).", min=1)] = 300_000,
 ) -> None:
-    """Does a card design work? Static checks, then winnability over seeded random deals."""
+    """Does a card design work? Static checks, then win rates over seeded random deals:
+    the thoughtful one (draw order known) and the expert player's, side by side."""
     from rich.console import Console
 
     from .check import CheckOptions, print_report, progress_bar, run_check
@@ -305,7 +311,9 @@ def check(
     try:
         opts = CheckOptions(deals=deals, difficulties=tuple(d.strip() for d in difficulty.split(",") if d.strip()),
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
-                            time_limit=time_limit or None, starts=starts)
+                            time_limit=time_limit or None, starts=starts,
+                            players=tuple(p.strip() for p in player.split(",") if p.strip()),
+                            expert_node_limit=expert_node_limit)
         ex = make_executor(executor, jobs, scheduler)
     except (ValueError, RuntimeError) as exc:
         raise fail_input(f"check: {exc}") from None

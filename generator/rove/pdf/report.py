@@ -249,28 +249,67 @@ def render_report_pdf(report: CheckReport) -> bytes:
 
     # ---- winnability
     win = data["winnability"]
-    diffs = list(win)
+    ex = data.get("expert")
+    diffs = list(win) or list(opts["difficulties"])
     story.append(P("Winnability per difficulty", st["h2"]))
-    story.append(P("Bars: win rate among decided deals (solved or proven unsolvable); whiskers: "
-                   "95% Wilson interval. Unknown deals (limit reached) are not counted as wins or "
-                   "losses; the pale dashed band and the bounds column hold the win rate over all "
-                   "deals, whatever the unknowns turn out to be.", st["small"]))
-    chart = bar_chart(
-        diffs, [{"name": "win rate", "values": [w["win_rate"] for w in win.values()],
-                 "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
-                 "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
-                 "band_low": [w["bounds"][0] for w in win.values()],
-                 "band_high": [w["bounds"][1] for w in win.values()],
-                 "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
-                            for w in win.values()]}],
-        height=120, y_max=1.0, percent=True, y_label="win rate", width=WIDTH * 0.6)
-    rows = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate", "Wilson 95%",
-             "bounds (all deals)"]]
-    for d, w in win.items():
-        ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
-        rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
-                     ci, f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
-    story.append(KeepTogether([Spacer(1, 3), chart, Spacer(1, 4), _table(rows)]))
+    series: list[dict[str, Any]] = []
+    if win:
+        story.append(P("Thoughtful player (the exact solver, who knows the whole draw order: an "
+                       "upper bound for anyone): win rate among decided deals (solved or proven "
+                       "unsolvable); whiskers: 95% Wilson interval. Unknown deals (limit reached) "
+                       "are not counted as wins or losses; the pale dashed band and the bounds "
+                       "column hold the win rate over all deals, whatever the unknowns turn out "
+                       "to be.", st["small"]))
+        series.append(
+            {"name": "thoughtful", "color": SERIES[0], "values": [w["win_rate"] for w in win.values()],
+             "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
+             "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
+             "band_low": [w["bounds"][0] for w in win.values()],
+             "band_high": [w["bounds"][1] for w in win.values()],
+             "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
+                        for w in win.values()]})
+    if ex is not None:
+        ew = ex["winnability"]
+        story.append(P("Expert player (" + _esc(ex["description"]) + "): win rate over all deals, "
+                       "every one decided; whiskers: 95% Wilson interval.", st["small"]))
+        series.append(
+            {"name": "expert", "color": SERIES[1], "values": [ew[d]["win_rate"] for d in diffs],
+             "low": [ew[d]["wilson95"][0] if ew[d]["wilson95"] else None for d in diffs],
+             "high": [ew[d]["wilson95"][1] if ew[d]["wilson95"] else None for d in diffs],
+             "labels": [fmt_pct(ew[d]["win_rate"]) for d in diffs]})
+    chart = bar_chart(diffs, series, height=130 if len(series) > 1 else 120, y_max=1.0,
+                      percent=True, y_label="win rate", width=WIDTH * (0.75 if len(series) > 1 else 0.6))
+    parts: list[Any] = [Spacer(1, 3), chart, Spacer(1, 4)]
+    if win:
+        rows = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate", "Wilson 95%",
+                 "bounds (all deals)"]]
+        for d, w in win.items():
+            ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
+            rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
+                         ci, f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
+        parts.append(_table(rows))
+    story.append(KeepTogether(parts))
+    if ex is not None:
+        rows = [["difficulty", "deals", "won", "lost", "stuck", "budget", "no mission",
+                 "expert", "Wilson 95%", "thoughtful", "gap (points)"]]
+        for d in diffs:
+            w = ex["winnability"][d]
+            ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
+            rows.append([d, w["deals"], w["won"], w["lost"], w["lost_by"]["stuck"],
+                         w["lost_by"]["budget"], w["lost_by"]["no_mission"], fmt_pct(w["win_rate"]),
+                         ci, fmt_pct(w["thoughtful_win_rate"]),
+                         "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}"])
+        story.append(Spacer(1, 4))
+        story.append(_table(rows))
+        story.append(Spacer(1, 3))
+        story.append(P(f"The expert's games end won or lost, never unknown: stuck (no completion "
+                       f"of the mission from what it holds), budget (its mission search reached "
+                       f"the limit of {ex['node_limit']} nodes a deal: the expert failing, not a "
+                       "proof), no mission (none left to reveal). A deal it wins is winnable: its "
+                       "plan, replayed by the rules engine, is the proof.", st["small"]))
+        if ex.get("foresight"):
+            story.append(Spacer(1, 3))
+            story.append(P(_esc(ex["foresight"]), st["body"]))
 
     # ---- mission costs
     mc = data["mission_costs"]
@@ -350,6 +389,30 @@ def render_report_pdf(report: CheckReport) -> bytes:
                      c["bonus_plays"], fmt_pct(c["bonus_share"])])
     story.append(Spacer(1, 4))
     story.append(_table(rows, align_right_from=2))
+
+    # ---- cards, for the expert
+    if ex is not None:
+        ecards = ex["cards"]
+        story.append(CondPageBreak(70 * mm))
+        story.append(P("Cards for the expert", st["h2"]))
+        story.append(P("Failed: how often the card's mission was the one the expert's lost game "
+                       "ended on. Plays and bonus plays count the movement side over all its "
+                       "games, won or lost.", st["small"]))
+        if any(c["failed_total"] for c in ecards.values()):
+            story.append(bar_chart(list(ecards), [
+                {"name": d, "color": SERIES[i % len(SERIES)],
+                 "values": [c["failed"][d] for c in ecards.values()]}
+                for i, d in enumerate(opts["difficulties"])], height=110, y_label="lost games",
+                integer=True, show_zero=False))
+        else:
+            story.append(P("The expert lost no game on a mission.", st["body"]))
+        rows = [["card", "mission", *(f"failed {d[:4]}" for d in diffs), "failed share", "plays",
+                 "bonus", "bonus share"]]
+        for cid, c in ecards.items():
+            rows.append([cid, c["title"], *(c["failed"][d] for d in diffs), fmt_pct(c["failed_share"]),
+                         c["plays"], c["bonus_plays"], fmt_pct(c["bonus_share"])])
+        story.append(Spacer(1, 4))
+        story.append(_table(rows, align_right_from=2))
 
     # ---- modules
     story.append(P("Modules", st["h2"]))
