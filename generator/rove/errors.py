@@ -52,6 +52,11 @@ class InputError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
         self.problems = problems
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[list[Problem]]]:
+        # Pickled by its problems, not its message: a worker process (the check's pool,
+        # Dask) hands the error back whole instead of as a list of characters.
+        return (type(self), (self.problems,))
+
     @classmethod
     def single(cls, path: str, line: int | None, message: str) -> InputError:
         return cls([Problem(path, line, message)])
