@@ -230,7 +230,11 @@ def render_report_pdf(report: CheckReport) -> bytes:
         f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
         f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
         f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
-        f"mission-cost solve; {limit}. Rules: "
+        f"mission-cost solve; {limit}."
+        + (f" Players: {', '.join(opts['players'])}" if opts.get("players") else "")
+        + (f" (the expert with {data['expert']['node_limit']} nodes a deal)."
+           if data.get("expert") else "." if opts.get("players") else "")
+        + " Rules: "
         + ", ".join(f"{k} {str(v).lower()}" for k, v in opts["rules"].items()) + ".",
         st["body"]))
     story.append(P(_esc(data["reproducibility"]["note"]) + ".", st["small"]))
