@@ -2,9 +2,18 @@
 
     python bench/cpsat.py [--puzzles 50] [--time-limit 60] [--modes hint,model]
                           [--max-budget N] [--keep-hand] [--json FILE]
+                          [--bare 100] [--spec standard|variant|FILE] [--workers 1]
                           [--generate 3] [--gen-costs 2,5] [--gen-count 7]
 
-The instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
+``--bare N`` instead takes N bare-budget mission puzzles, the issue #18 family:
+``bare_budget_puzzle(spec, seed, spent=2 + seed % 5, budget=--bare-budget)`` for seeds
+0..N-1 (a deal advanced by random legal play, then modules spent at random until two to six
+are, a mission the layout does not match yet, 8 points and no cards).  ``--spec variant``
+plays them on a deck rove has never been tuned on: the bundled deck with every module's
+arrows changed (written to a temporary folder, see ``VARIANT``).  ``--workers 1`` is the
+one-core figure.
+
+Otherwise the instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
 ``random_mission_puzzle`` for a harder family (a hand of cards to play).  Each puzzle is solved,
 one after the other (both engines get the two cores to themselves), by
@@ -50,7 +59,39 @@ DECIDED = ("solved", "unsolvable")
 console = Console(width=None if sys.stdout.isatty() else 132)
 
 
-def run(engine: str, pos: Any, limit: float) -> dict[str, Any]:
+#: the "never seen" deck of ``--spec variant``: the bundled deck with new, fewer arrows per
+#: module, so that bare budgets of 8 points often fall short (10 of the first 150 puzzles
+#: are impossible; the hardest needs about 20,000 nodes of the exact search)
+VARIANT = {
+    "B": [{"kind": "short", "dirs": ["orthogonal"]}],
+    "L": [{"kind": "short", "dirs": ["diagonal"]}],
+    "S": [{"kind": "standard", "dirs": ["N", "S"]}],
+    "C": [{"kind": "jump", "dirs": ["diagonal"]}],
+    "G": [{"kind": "short", "dirs": ["E", "W"]}],
+    "M": [{"kind": "push", "dirs": ["N", "S"]}],
+}
+
+def load_bench_spec(name: str) -> Any:
+    """``standard``, ``variant`` (``VARIANT`` written to a temporary folder) or a spec file."""
+    import tempfile
+
+    import yaml
+
+    from rove.spec import load_spec
+
+    if name != "variant":
+        return load_spec(name)
+    data = yaml.safe_load((ROOT / "specs" / "standard.yaml").read_text(encoding="utf-8"))
+    data["name"] = "bench variant"
+    for m in data["modules"]:
+        m["arrows"] = VARIANT[m["code"]]
+        m.pop("spent_arrows", None)
+    folder = Path(tempfile.mkdtemp(prefix="rove-bench-"))
+    (folder / "variant.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    return load_spec(folder / "variant.yaml")
+
+
+def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict[str, Any]:
     """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden."""
     from rove.solve.cpsat import solve as solve_cpsat
     from rove.solve.search import solve as solve_search
@@ -60,7 +101,7 @@ def run(engine: str, pos: Any, limit: float) -> dict[str, Any]:
         if engine == "search":
             r = solve_search(pos, time_limit=limit)
         else:
-            r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat")
+            r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat", workers=workers)
     except Exception as exc:  # noqa: BLE001 - a solver bug is a result here
         return {"engine": engine, "status": "error", "seconds": time.perf_counter() - t0,
                 "error": f"{type(exc).__name__}: {exc}", "cost": None, "optimal": False}
@@ -142,15 +183,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-hand", action="store_true",
                     help="keep the dealt hand (puzzles with cards to play)")
     ap.add_argument("--json", type=Path, default=None, help="save every record and the summary")
+    ap.add_argument("--bare", type=int, default=0,
+                    help="this many bare-budget puzzles (issue #18's family) instead of --puzzles")
+    ap.add_argument("--bare-budget", type=int, default=8, help="points of the bare-budget puzzles")
+    ap.add_argument("--first", type=int, default=0, help="first seed")
+    ap.add_argument("--spec", default="standard", help="standard, variant (new arrows) or a spec file")
+    ap.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: the engine's)")
     ap.add_argument("--generate", type=int, default=3, help="generator seeds to time (0: none)")
     ap.add_argument("--gen-costs", default="2,5", help="generator --min-cost,--max-cost")
     ap.add_argument("--gen-count", type=int, default=7, help="generator --count")
     args = ap.parse_args(argv)
 
-    from rove.puzzles import random_mission_puzzle
-    from rove.spec import load_spec
+    from rove.puzzles import bare_budget_puzzle, random_mission_puzzle
 
-    spec = load_spec("standard")
+    spec = load_bench_spec(args.spec)
+    if args.bare:
+        args.puzzles = args.bare
     if args.puzzles == 0:  # the generator only
         if args.generate:
             bench_generate(args.generate, args.gen_count, *map(int, args.gen_costs.split(",")))
@@ -158,14 +206,18 @@ def main(argv: list[str] | None = None) -> int:
     engines = ["search"] + [{"hint": "cpsat", "model": "model"}[m] for m in args.modes.split(",") if m]
     recs: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
     t_all = time.perf_counter()
-    for seed in range(args.puzzles):
-        kw: dict[str, Any] = {"keep_hand": args.keep_hand}
-        if args.max_budget is not None:
-            kw["max_budget"] = args.max_budget
-        pos = random_mission_puzzle(spec, seed, **kw)
+    seeds = range(args.first, args.first + args.puzzles)
+    for seed in seeds:
+        if args.bare:
+            pos = bare_budget_puzzle(spec, seed, 2 + seed % 5, budget=args.bare_budget)
+        else:
+            kw: dict[str, Any] = {"keep_hand": args.keep_hand}
+            if args.max_budget is not None:
+                kw["max_budget"] = args.max_budget
+            pos = random_mission_puzzle(spec, seed, **kw)
         line = [f"{seed:3d}"]
         for e in engines:
-            r = run(e, pos, args.time_limit)
+            r = run(e, pos, args.time_limit, args.workers if e != "search" else None)
             r["seed"] = seed
             recs[e].append(r)
             cost = "" if r["cost"] is None else "/".join(map(str, r["cost"]))
@@ -174,12 +226,16 @@ def main(argv: list[str] | None = None) -> int:
 
     extra = "".join([f", max_budget={args.max_budget}" if args.max_budget is not None else "",
                      ", keep_hand" if args.keep_hand else ""])
-    table = Table(title=f"CP-SAT vs search: random_mission_puzzle(standard, 0..{args.puzzles - 1}"
-                        f"{extra}), limit {args.time_limit:g} s")
+    span = f"{seeds.start}..{seeds.stop - 1}"
+    family = (f"bare_budget_puzzle({args.spec}, {span}, spent 2 + seed % 5, budget {args.bare_budget})"
+              if args.bare else f"random_mission_puzzle({args.spec}, {span}{extra})")
+    workers = "" if args.workers is None else f", {args.workers} worker(s)"
+    table = Table(title=f"CP-SAT vs search: {family}, limit {args.time_limit:g} s{workers}")
     for col in ("engine", "solved", "unsolvable", "unknown", "errors", "proven", "median s",
                 "max s", "ratio: median of", "ratio of medians"):
         table.add_column(col, justify="left" if col == "engine" else "right")
-    out: dict[str, Any] = {"puzzles": args.puzzles, "time_limit": args.time_limit,
+    out: dict[str, Any] = {"puzzles": args.puzzles, "bare": args.bare, "spec": args.spec,
+                           "first": args.first, "workers": args.workers, "time_limit": args.time_limit,
                            "max_budget": args.max_budget, "keep_hand": args.keep_hand,
                            "python": platform.python_version(), "engines": {}}
     for e in engines:
@@ -191,6 +247,13 @@ def main(argv: list[str] | None = None) -> int:
                       "-" if not rr.get("median_of_ratios") else f"{rr['median_of_ratios']:.1f}x",
                       "-" if not rr.get("ratio_of_medians") else f"{rr['ratio_of_medians']:.1f}x")
     console.print(table)
+    for e in engines:
+        d = out["engines"][e]
+        decided = d["unsolvable"] + sum(1 for r in recs[e] if r["status"] == "solved" and r["optimal"])
+        d["decided"] = decided
+        console.print(f"[b]{e}[/b] decided (proven optimum or proven unsolvable): {decided} of "
+                      f"{d['n']} = {100 * decided / d['n']:.1f}%, {d['unsolvable']} proven impossible",
+                      highlight=False)
 
     search = recs["search"]
     for e in engines[1:]:
