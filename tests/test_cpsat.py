@@ -270,15 +270,12 @@ def honest(pos: Position, b: SolveResult, a: SolveResult) -> bool:
 
 
 def compare(pos: Position, budget: float = BUDGET) -> tuple[SolveResult, SolveResult, bool]:
-    """Both engines on one position: CP-SAT is ``honest`` and, when the search found a
-    plan, returns one with the same cost, proven optimal or not (its hint is that same
-    search, node for node, and the hint's plan bounds the model's cost).  The flag: both
-    decided it (then with the same status)."""
+    """Both engines on one position, independently: CP-SAT runs without the search hint
+    and is ``honest`` (a proven optimum has the search's cost).  The flag: both decided
+    it (then with the same status)."""
     a = search(pos)
-    b = cpsat(pos, budget, hint_nodes=SEARCH_NODES)
+    b = cpsat(pos, budget, hint=False)
     decided = honest(pos, b, a)
-    if b.status == SOLVED and a.status == SOLVED:
-        assert cost(b) == cost(a), (a, b)
     return a, b, decided and a.status in (SOLVED, UNSOLVABLE)
 
 
@@ -289,10 +286,10 @@ def standard() -> Spec:
 
 #: seeds of random_mission_puzzle(standard, seed, max_budget=4) compared in the default run
 QUICK_SEEDS = range(0, 32)
-#: CP-SAT's deterministic-time budget per puzzle there: every puzzle but seed 24 (an
-#: unsolvable one whose proof takes about 35) needs under 3
+#: CP-SAT's deterministic-time budget per puzzle there (the model alone, no search hint):
+#: all but seeds 16 and 24 (an unsolvable one whose proof takes about 35) need under 5
 QUICK_BUDGET = 5.0
-#: of them, at least this many must be decided by both engines (31 are)
+#: of them, at least this many must be decided by both engines (30 are)
 QUICK_DECIDED = 30
 
 
