@@ -47,6 +47,8 @@ class PatternVariables:
         self.sel = [m.new_bool_var(f"sel_{codes[i]}") for i in range(n)]
         self.name = [m.new_bool_var(f"name_{codes[i]}") for i in range(n)]
         self.size = m.new_int_var(lo, hi, "pattern_size")
+        #: the named module when ``fix`` pinned it (cuts then need clauses for it alone)
+        self.named: int | None = None
         self._size_and_name()
 
     def _size_and_name(self) -> None:
@@ -80,6 +82,7 @@ class PatternVariables:
             self.mdl.m.add(self.size == size)
         if named is not None:
             self.mdl.m.add(self.name[named] == 1)
+            self.named = named
 
     def _outside(self, n: int, offsets: set[Cell], tag: str) -> list[Lit]:
         """Literals "module ``i`` is selected and not at any of ``offsets`` from ``n``"."""
@@ -96,9 +99,12 @@ class PatternVariables:
         return out
 
     def not_matched_by(self, cells: Sequence[Cell], tag: str) -> None:
-        """Cut: the pattern does not match the layout ``cells`` (a cell per module)."""
+        """Cut: the pattern does not match the layout ``cells`` (a cell per module).
+
+        With the named module pinned (``fix``) only its clause can bind, so only it is
+        written: the same cut in a sixth of the variables."""
         mdl = self.mdl
-        for n in range(mdl.n):
+        for n in range(mdl.n) if self.named is None else (self.named,):
             nx, ny = cells[n]
             offsets = {(x - nx, y - ny) for j, (x, y) in enumerate(cells) if j != n}
             mdl.clause([mdl.neg(self.name[n]), *self._outside(n, offsets, f"{tag}{n}")])
@@ -109,6 +115,8 @@ class PatternVariables:
         mdl = self.mdl
         (code, (ax, ay)), = pattern.named.items()
         n = mdl.deck.index[code]
+        if self.named is not None and n != self.named:
+            return  # another named module: never alike
         offsets = {(x - ax, y - ay) for x, y in pattern.occupied if (x, y) != (ax, ay)}
         other_size = mdl.m.new_bool_var(f"{tag}_size")
         mdl.m.add(self.size != pattern.size).only_enforce_if(other_size)
