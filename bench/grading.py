@@ -40,7 +40,7 @@ from rove.book import analyse  # noqa: E402
 from rove.book.generate import KINDS, Settings  # noqa: E402
 from rove.book.grade import kendall_tau_b, score, spearman, stars  # noqa: E402
 from rove.engine import Deck, state_from_position  # noqa: E402
-from rove.solve.search import Limit  # noqa: E402
+from rove.solve.nodes import Limit  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
 

@@ -44,7 +44,9 @@ from rove.engine import Deck, state_from_position
 from rove.grid import connected
 from rove.position import Current, load_position, parse_position
 from rove.replay import replay
-from rove.solve.search import Budget, Limit, solve, solve_mission
+from rove.solve.astar import solve_mission
+from rove.solve.nodes import Budget, Limit
+from rove.solve.search import solve
 from rove.spec import BUNDLED_DIR, bundled_names, load_spec
 
 ARGS = ["--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]

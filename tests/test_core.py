@@ -27,8 +27,10 @@ from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_positi
 from rove.puzzles import random_mission_puzzle
 from rove.rules import OPTIONS, Rules
 from rove.solve import core
-from rove.solve.game import solve_game_python
-from rove.solve.search import Budget, Heuristic, Limit, solve_mission_python, solve_mission_state
+from rove.solve.astar import solve_mission_python, solve_mission_state
+from rove.solve.heuristic import Heuristic
+from rove.solve.nodes import Budget, Limit
+from rove.solve.winnable import solve_game_python
 from rove.spec import load_spec
 
 pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core is not built")

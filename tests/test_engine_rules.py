@@ -901,9 +901,10 @@ class TestOneHome:
     """Each rule has one definition that every caller uses."""
 
     def test_the_sensor_draw_count_is_the_engines(self) -> None:
-        from rove.solve import search
+        from rove.solve import astar, heuristic, nodes
 
-        assert search.sensor_draws_left is sensor_draws_left
+        for module in (astar, heuristic, nodes):
+            assert module.sensor_draws_left is sensor_draws_left, module.__name__
 
     @pytest.mark.parametrize("target", ["active_or_spent", "active_only"])
     def test_the_sensor_draw_count_bounds_every_row_of_draws(self, lab: Lab, target: str) -> None:

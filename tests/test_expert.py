@@ -17,7 +17,9 @@ from rove.engine import WON, Deck, State, apply, position_from_state, state_from
 from rove.position import parse_position
 from rove.replay import verify_plan
 from rove.solve import expert
-from rove.solve.search import Budget, solve, solve_mission_state
+from rove.solve.astar import solve_mission_state
+from rove.solve.nodes import Budget
+from rove.solve.search import solve
 from rove.spec import load_spec
 
 # Three modules, all spent (no ability), a short arrow each way.  Mission One costs one

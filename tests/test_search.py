@@ -29,8 +29,10 @@ from rove.engine import GOAL, WON, Deck, state_from_position
 from rove.position import Position, parse_position
 from rove.puzzles import random_mission_puzzle
 from rove.replay import replay
+from rove.solve.baseline import solve_mission_bfs
+from rove.solve.nodes import Budget, Limit
 from rove.solve.result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult
-from rove.solve.search import Budget, Limit, solve, solve_mission_bfs
+from rove.solve.search import solve
 from rove.spec import load_spec
 
 # --------------------------------------------------------------------------- specs
@@ -500,12 +502,12 @@ def test_base_play_beside_the_bonus_only_while_a_draw_could_take_it_back(
     """k3 pays 1, or 2 on a row of three.  Played for 1 it runs out (and is discarded)
     sooner than for 2: only a Sensor draw that finds the piles empty but for k3 can tell
     the two apart, so the base play is generated exactly then."""
-    from rove.solve.search import _useful_successors
+    from rove.solve.nodes import useful_successors
 
     p = pos("format: rove-position/1\nspec: quad.yaml\ngoal: game\nlayout: |\n  A B C\n  D . .\n"
             f"spent: {spent}\nmission: row4\nhand: [k3]\ndraw: {draw}\n", specs)
     deck = Deck(p.spec, p.rules)
-    plays = {a.bonus for a, _ in _useful_successors(deck, state_from_position(deck, p))
+    plays = {a.bonus for a, _ in useful_successors(deck, state_from_position(deck, p))
              if a.act == "play"}
     assert plays == ({True, False} if base_kept else {True})
 

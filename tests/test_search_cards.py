@@ -158,8 +158,8 @@ def test_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
     Every win replays through the engine.  A search stopped by its node limit says
     nothing; a wrong cut shows as a None (\"lost\") on a deal the walk wins."""
     from rove.replay import replay
-    from rove.solve.game import INF, _GameSearch
-    from rove.solve.search import Budget, Limit
+    from rove.solve.nodes import Budget, Limit
+    from rove.solve.winnable import INF, _GameSearch
 
     path = tmp_path / "game.yaml"
     path.write_text(GAME_SPEC, encoding="utf-8")

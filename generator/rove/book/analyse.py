@@ -28,15 +28,10 @@ from dataclasses import dataclass
 
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, IllegalAction, State, apply
-from ..solve.search import (
-    Budget,
-    Heuristic,
-    Limit,
-    _useful_successors,
-    canonical_key,
-    sensor_draws_left,
-    solve_mission,
-)
+from ..solve import nodes
+from ..solve.astar import solve_mission
+from ..solve.heuristic import Heuristic
+from ..solve.nodes import Budget, Limit, canonical_key, dominated_base_play
 
 FIRST_MOVES_CAP = 2
 GREEDY_OPTIMAL, GREEDY_OVERSPENDS, GREEDY_FAILS = 0, 1, 2
@@ -54,7 +49,7 @@ def plan_points(plan: list[Action] | tuple[Action, ...]) -> int:
 def start_actions(deck: Deck, s: State) -> list[tuple[Action, State]]:
     """The actions a solver considers at ``s`` (no no-ops, no base play when the bonus is
     there), in the engine's order."""
-    return _useful_successors(deck, s)
+    return nodes.useful_successors(deck, s)
 
 
 def reaches_goal(deck: Deck, s: State, plan: list[Action], max_points: int) -> bool:
@@ -295,21 +290,14 @@ def branching(deck: Deck, s: State) -> int:
 # --------------------------------------------------------------------------- solutions
 
 
-def useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
+def useful_successors_on_core(deck: Deck, s: State) -> list[tuple[Action, State]]:
     """``start_actions`` on the compiled core when it is there (same actions, same order,
     same pruning of dominated card plays); the engine otherwise."""
     from ..solve import core
 
     if not core.available(deck):
-        return _useful_successors(deck, s)
-    out = []
-    for a, s2 in core.successors(deck, s):
-        if (a.act == "play" and a.bonus is False and a.card is not None
-                and deck.move_pat[deck.card_index[a.card]].matches(s.cells)
-                and len(s.draw) + len(s.discard) >= sensor_draws_left(deck, s.spent)):
-            continue
-        out.append((a, s2))
-    return out
+        return nodes.useful_successors(deck, s)
+    return [(a, s2) for a, s2 in core.successors(deck, s) if not dominated_base_play(deck, s, a)]
 
 
 Cost = tuple[int, int, int]  # (points, cards, abilities), compared in that order
@@ -378,7 +366,7 @@ def optimal_solutions(deck: Deck, start: State, best: Cost, max_nodes: int,
         budget.tick()
         out: list[tuple[Action, State | None, Cost]] = []
         total = 0
-        for a, s2 in useful_successors(deck, s):
+        for a, s2 in useful_successors_on_core(deck, s):
             g2 = _step_cost(g, a)
             if g2[0] > P or g2[1] > C or g2[2] > A:
                 continue
@@ -503,7 +491,7 @@ def lookahead_effort(deck: Deck, start: State, best: Cost, max_nodes: int,
     def dfs(s: State, g: Cost, depth: int, seen: dict[State, int]) -> None:
         nonlocal nodes
         kids: list[tuple[int, int, int, State, Cost]] = []
-        for a, s2 in useful_successors(deck, s):
+        for a, s2 in useful_successors_on_core(deck, s):
             nodes += 1
             if nodes >= max_nodes:
                 raise Limit

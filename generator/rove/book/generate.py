@@ -44,7 +44,8 @@ from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
 from ..replay import verify_plan
 from ..rules import HAND_SIZES
-from ..solve.search import Budget, Heuristic, Limit
+from ..solve.heuristic import Heuristic
+from ..solve.nodes import Budget, Limit
 from ..spec import Spec
 from . import analyse
 from .grade import Features, score, stars
@@ -476,7 +477,7 @@ DEAL_DIFFICULTIES = ("normal", "hard", "impossible")
 def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "normal",
                 ) -> Puzzle | None:
     """A fresh deal proven winnable by the game solver, or None (lost or unknown)."""
-    from ..solve.game import solve_game
+    from ..solve.winnable import solve_game
 
     rng = random.Random(f"rove-book:deal:{label}")
     seed = rng.randrange(1, 10 ** 6)

@@ -6,7 +6,7 @@ module converts at the boundary, once per solve: ``core_deck`` compiles a
 ``rove.engine.Deck`` into the core's tables, ``state_tuple`` passes a state in, and the
 plans that come back become ``Action`` values.  The engine stays the referee: every
 plan is replayed through ``rove.engine.apply`` by the callers before anyone sees it
-(``_rebase`` for mission plans, ``verify_plan`` for every solve).
+(``rebase`` for mission plans, ``verify_plan`` for every solve).
 
 The searches are the same algorithms as the pure-Python ones in ``search`` and
 ``game``, in the same order, so both expand the same nodes; ``ROVE_CORE=0`` in the
@@ -26,7 +26,7 @@ from ..engine import DIR_NAMES, GOAL, LOST, PLAYING, WON, Deck, State, unpack
 from ..spec import ABILITIES, ANY, ARROW_KINDS, EMPTY, Pattern
 
 if TYPE_CHECKING:
-    from .search import Budget
+    from .nodes import Budget
 
 try:
     from .. import _core
@@ -126,7 +126,7 @@ def solve_mission_steps(deck: Deck, start: State, budget: Budget, max_points: in
                         ) -> list[tuple[Action, int]] | None:
     """A* in the core: (action, translation it was made in) steps, or None when proven
     impossible; charges the nodes to ``budget`` and raises ``Limit`` at its limits."""
-    from .search import Limit
+    from .nodes import Limit
 
     status, steps, nodes = _core.solve_mission(core_deck(deck), state_tuple(start), max_points,
                                                *_limits(budget))
@@ -148,7 +148,7 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     or ``deepening``.  ``reference=True`` (tests only) runs the algorithm of the Python
     reference search, without the lost tables' dominance, so that
     both visit the same nodes."""
-    from .search import Limit
+    from .nodes import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
     status, plan, is_optimal, nodes, done, mission = _core.solve_game(

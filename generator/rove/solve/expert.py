@@ -1,6 +1,6 @@
 """The expert: a fixed, deterministic player who cannot see the order of the deck.
 
-``rove check`` reports two win rates.  The *thoughtful* one (``solve.game``) knows the
+``rove check`` reports two win rates.  The *thoughtful* one (``solve.winnable``) knows the
 whole draw order, so it is an upper bound on what anybody wins.  The *expert* plays as a
 good player at the table does, from what that player can see:
 
@@ -28,7 +28,7 @@ other rulings are the engine's own in the view.
 
 **Choosing a completion.**  At the start of each mission (and after every re-plan) the
 expert lists candidate completions of the current mission, each the optimal plan of the
-exact mission search (:func:`rove.solve.search.solve_mission_state`: fewest points,
+exact mission search (:func:`rove.solve.astar.solve_mission_state`: fewest points,
 then cards, then abilities) from the view: one from the view as it is, and one after
 each other card play the hand allows first (each distinct card, for its bonus when its
 movement pattern matches, else for its base points).  The searches leave a Sensor's own
@@ -82,7 +82,8 @@ from typing import Any
 from ..actions import Action
 from ..engine import LOST, PLAYING, WON, Deck, IllegalAction, State, apply
 from ..rules import HAND_LIMIT
-from .search import Budget, Limit, _useful_successors, solve_mission_state
+from .astar import solve_mission_state
+from .nodes import Budget, Limit, useful_successors
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
 DEFAULT_NODE_LIMIT = 300_000  # nodes of mission search for a whole game
@@ -249,7 +250,7 @@ def _draw_gamble(deck: Deck, s: State) -> Action | None:
     bonus points, then the first in hand) to make room.  None when no draw is left."""
     if not s.draw:
         return None
-    draws = [a for a, _ in _useful_successors(deck, replace(s, hand=s.hand[:HAND_LIMIT - 1]))
+    draws = [a for a, _ in useful_successors(deck, replace(s, hand=s.hand[:HAND_LIMIT - 1]))
              if a.act == "ability"
              and deck.modules[deck.index[a.via or a.module or ""]].ability == "sensor"]
     if not draws:
@@ -274,7 +275,7 @@ def decide(deck: Deck, s: State, budget: _Budget,
     # the other candidates: each play first (a plan proven impossible from the view
     # is impossible after any play, and the main plan's own first play is not repeated)
     first = plan[0] if plan else None
-    for a, v1 in _useful_successors(deck, v) if first is not None else ():
+    for a, v1 in useful_successors(deck, v) if first is not None else ():
         if a.act != "play" or a == first:
             continue
         if v1.status == WON or v1.done > v.done:

@@ -29,7 +29,8 @@ from typing import Any
 
 from ..actions import Action
 from ..engine import PLAYING, WON, Deck, State
-from .search import Budget, Heuristic, Limit, _useful_successors, canonical_key
+from .heuristic import Heuristic
+from .nodes import Budget, Limit, canonical_key, useful_successors
 
 INF = 1 << 30
 GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
@@ -99,7 +100,7 @@ class _GameSearch:
             return None
         self.budget.tick()
         children: list[_Child] = []
-        for a, s2 in _useful_successors(self.deck, s):
+        for a, s2 in useful_successors(self.deck, s):
             cost = a.act == "move"
             if cost > cap:
                 continue
@@ -136,7 +137,7 @@ class _GameSearch:
         if s.done > self.best_done:
             self._deepest(s)
         children: list[_Child] = []
-        for a, s2 in _useful_successors(self.deck, s):
+        for a, s2 in useful_successors(self.deck, s):
             cost = a.act == "move"
             if cost > allowance:
                 continue
