@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, IllegalAction, State, apply
+from ..replay import run_plan
 from ..solve import nodes
 from ..solve.astar import solve_mission
 from ..solve.heuristic import Heuristic
@@ -54,16 +55,9 @@ def start_actions(deck: Deck, s: State) -> list[tuple[Action, State]]:
 
 def reaches_goal(deck: Deck, s: State, plan: list[Action], max_points: int) -> bool:
     """Whether ``plan`` replays from ``s`` to the goal spending at most ``max_points``."""
-    spent = 0
-    for a in plan:
-        if s.status != PLAYING:
-            return False
-        try:
-            s = apply(deck, s, a)
-        except IllegalAction:
-            return False
-        spent += cost(a)
-    return s.status in (GOAL, WON) and spent <= max_points
+    states, bad = run_plan(deck, s, plan)
+    end = states[-1] if states else s
+    return bad is None and end.status in (GOAL, WON) and plan_points(plan) <= max_points
 
 
 def optimal_first_moves(deck: Deck, start: State, optimum: int, max_nodes: int,

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..actions import dumps_plan
+from ..errors import SolverBug
 from ..position import dump_position, normalized_cells
 from ..spec import Spec
 from .generate import (
@@ -437,7 +438,7 @@ def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
             out[ref] = spec_copy(p.position.spec)[0]
         pos = replace(p.position, spec_ref=ref)
         if normalized_cells(pos.cells) != pos.cells:  # pragma: no cover - generators re-base
-            raise AssertionError(f"{name}: layout is not re-based to (0, 0)")
+            raise SolverBug(f"{name}: layout is not re-based to (0, 0)")
         title = f"Puzzle {i}: {puzzle_title(p)}, {p.stars} star{'s' if p.stars != 1 else ''}"
         out[f"{name}.yaml"] = dump_position(pos, title=title)
         out[f"{name}.plan.json"] = dumps_plan(list(p.plan))

@@ -21,10 +21,12 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
-from ..engine import Deck, State, apply, state_cells, state_from_position
+from ..deal import start_layout
+from ..engine import Deck, State, matched_cells, state_cells, state_from_position
 from ..grid import Cell, Direction
 from ..position import Position
-from ..spec import ANY, EMPTY, Pattern, Spec
+from ..replay import states_along
+from ..spec import Pattern, Spec
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
@@ -253,25 +255,6 @@ def draw_layout_key(c: Canvas, cx: float, y: float, size: float, moved: bool = F
         c.drawString(x + sw + size * 0.4, y, "mission cells")
     c.restoreState()
     return total
-
-
-def pattern_match(pattern: Pattern, cells: dict[str, Cell]) -> frozenset[Cell]:
-    """The layout cells a pattern covers where it matches (its first match), or empty."""
-    occ = {v: k for k, v in cells.items()}
-    occupied = [(p, v) for p, v in pattern.cells if v != EMPTY]
-    empties = [p for p, v in pattern.cells if v == EMPTY]
-    for base_cell in sorted(occ):
-        for (px, py), _ in occupied[:1]:
-            bx, by = base_cell[0] - px, base_cell[1] - py
-            ok = True
-            for (qx, qy), v in occupied:
-                at = (bx + qx, by + qy)
-                if at not in occ or (v != ANY and occ[at] != v):
-                    ok = False
-                    break
-            if ok and all((bx + qx, by + qy) not in occ for qx, qy in empties):
-                return frozenset((bx + qx, by + qy) for (qx, qy), _ in occupied)
-    return frozenset()
 
 
 def combined_legend_pattern(patterns: Sequence[Pattern]) -> Pattern:
@@ -537,8 +520,7 @@ class BookWriter:
                      f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}")
         # a small decorative layout
         demo = {"B": (0, 0), "L": (1, 0), "S": (2, 0), "C": (0, 1), "G": (1, 1), "M": (2, 1)}
-        demo = {k2: v for k2, v in demo.items() if k2 in self.names} or {
-            m.code: (i % 3, i // 3) for i, m in enumerate(self.spec.modules)}
+        demo = {k2: v for k2, v in demo.items() if k2 in self.names} or start_layout(self.spec.codes)
         fr = Frame.around(list(demo.values()), 0)
         cell = 18 * k
         draw_layout(c, demo, {"L"}, fr, self.W - self.margin - fr.cols * cell,
@@ -1090,7 +1072,7 @@ class BookWriter:
                 for j, (cap, cells, spent, moved) in enumerate(row):
                     left = x + j * (w + gap)
                     final = last_row and j == len(row) - 1
-                    matched = pattern_match(mission_pat, cells) if final else frozenset()
+                    matched = matched_cells(mission_pat, cells) if final else frozenset()
                     draw_layout(c, cells, spent, frames, left + (w - dw) / 2, top, cell,
                                 moved=moved, matched=matched)
                     c.setFillColor(INK)
@@ -1141,7 +1123,7 @@ class BookWriter:
             spent = frozenset(c for j, c in enumerate(codes) if after.spent >> j & 1)
             matched: frozenset[Cell] = frozenset()
             for mid in ids:
-                matched |= pattern_match(self.spec.card(mid).mission.pattern, cells_after)
+                matched |= matched_cells(self.spec.card(mid).mission.pattern, cells_after)
             shots.append((f"{nums}. {', '.join(ids)} done", cells_after, spent, matched))
         frame = Frame.around([xy for s in shots for xy in s[1].values()], 1)
         per_row = 4 if not self.big else 5
@@ -1190,12 +1172,7 @@ def _layout_rows(cells: dict[str, Cell]) -> list[list[str]]:
 
 def _replay_states(deck: Deck, pos: Position, plan: Sequence[Action]) -> list[State]:
     """The start state and the state after each step (the plan was verified before)."""
-    s = state_from_position(deck, pos)
-    out = [s]
-    for a in plan:
-        s = apply(deck, s, a)
-        out.append(s)
-    return out
+    return states_along(deck, state_from_position(deck, pos), plan)
 
 
 def render_book_pdf(spec: Spec, puzzles: Sequence[BookPuzzle], info: BookInfo) -> bytes:
