@@ -174,7 +174,7 @@ def test_blocker_found_along_a_line(specs: dict[str, Path]) -> None:
 
 
 def test_workers_refuse_a_stale_spec_and_report_progress(specs: dict[str, Path]) -> None:
-    from rove.check import _spec, spec_fingerprint
+    from rove.check.run import _spec, spec_fingerprint
 
     spec = load_spec(specs["row"])
     assert _spec(str(specs["row"]), spec_fingerprint(spec)) == spec

@@ -29,7 +29,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ..check import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
+from ..check.report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
 from .fonts import FONT, FONT_BOLD, register_fonts
 
 PAGE = A4

@@ -1,0 +1,91 @@
+"""What a check run depends on: its options, the deal seeds and the start arrangements."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..deal import DIFFICULTIES
+from ..spec import Spec
+
+BARE_BUDGET = 99  # points of the bare budget for mission costs from the starts: never binding
+MAX_STARTS = 720  # arrangements tried when --starts is not given (all of them for 6 modules)
+DEFAULT_DEALS = 100
+DEFAULT_NODE_LIMIT = 2_000_000
+DEFAULT_MISSION_NODE_LIMIT = 200_000
+DEFAULT_TIME_LIMIT = 600.0
+DEFAULT_EXPERT_NODE_LIMIT = 300_000
+PLAYERS = ("thoughtful", "expert")
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Everything the figures depend on (workers and executors do not belong here)."""
+
+    deals: int = DEFAULT_DEALS
+    difficulties: tuple[str, ...] = DIFFICULTIES
+    seed: int = 0
+    node_limit: int = DEFAULT_NODE_LIMIT
+    time_limit: float | None = DEFAULT_TIME_LIMIT
+    mission_node_limit: int = DEFAULT_MISSION_NODE_LIMIT
+    #: start arrangements for the mission costs: None = all (a seeded sample of
+    #: MAX_STARTS when there are more), 0 = skip the cost solves
+    starts: int | None = None
+    #: who plays the deals: "thoughtful" (the exact solver, the draw order known) and/or
+    #: "expert" (rove.solve.expert: a fixed player that sees what a person at the table sees)
+    players: tuple[str, ...] = PLAYERS
+    expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT
+
+    def __post_init__(self) -> None:
+        bad = [d for d in self.difficulties if d not in DIFFICULTIES]
+        if bad or not self.difficulties:
+            raise ValueError(f"difficulty must be one or more of {', '.join(DIFFICULTIES)}")
+        if len(set(self.difficulties)) != len(self.difficulties):
+            raise ValueError("a difficulty is listed twice")
+        if self.deals < 0:
+            raise ValueError("deals must be 0 or more")
+        if self.node_limit < 1 or self.mission_node_limit < 1:
+            raise ValueError("node limits must be at least 1")
+        if self.starts is not None and self.starts < 0:
+            raise ValueError("starts must be 0 or more")
+        if not self.players or any(p not in PLAYERS for p in self.players):
+            raise ValueError(f"player must be one or more of {', '.join(PLAYERS)}")
+        if len(set(self.players)) != len(self.players):
+            raise ValueError("a player is listed twice")
+        if self.expert_node_limit < 1:
+            raise ValueError("node limits must be at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deals": self.deals, "difficulties": list(self.difficulties), "seed": self.seed,
+                "node_limit": self.node_limit, "mission_node_limit": self.mission_node_limit,
+                "time_limit": self.time_limit, "starts": self.starts, "players": list(self.players),
+                "expert_node_limit": self.expert_node_limit}
+
+
+def deal_seed(seed: int, index: int) -> int:
+    """The seed of deal ``index`` of a check run with ``seed`` (48 bits, stable)."""
+    digest = hashlib.sha256(f"rove-check:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def start_arrangements(spec: Spec, starts: int | None, seed: int) -> list[tuple[str, ...]]:
+    """Module orders dealt row-major into rows of 3 (as ``deal`` does): all of them, in the
+    order of ``itertools.permutations`` of the spec's codes, or a seeded sample."""
+    codes = spec.codes
+    total = math.factorial(len(codes))
+    want = min(total, MAX_STARTS) if starts is None else min(total, starts)
+    if want == total:
+        return list(itertools.permutations(codes))
+    rng = random.Random(f"rove-check-starts:{seed}")
+    if total <= 50_000:
+        return sorted(rng.sample(list(itertools.permutations(codes)), want))
+    got: set[tuple[str, ...]] = set()
+    while len(got) < want:
+        order = list(codes)
+        rng.shuffle(order)
+        got.add(tuple(order))
+    return sorted(got)

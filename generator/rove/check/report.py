@@ -1,0 +1,488 @@
+"""The figures of a check: :class:`CheckReport` (plain data, the JSON of ``rove check
+--json``) and the functions that compute it from the tasks' results, one a report section.
+
+The win rate is taken among the decided deals with a 95% Wilson score interval, and the
+unknowns are reported apart, never counted as wins or losses; the bounds ``wins / N`` and
+``(wins + unknown) / N`` hold whatever the unknowns turn out to be.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..spec import Spec, pattern_problems
+from .options import BARE_BUDGET, CheckOptions
+
+CHECK_FORMAT = "rove-check/1"
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
+
+#: one row of task results (a plain dict, as a worker returns it)
+Row = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (95% by default).
+
+    ``n == 0`` gives the uninformative (0, 1)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} must be between 0 and n={n}")
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def outcome_bounds(wins: int, unknown: int, n: int) -> tuple[float, float]:
+    """Bounds on the win rate of all ``n`` deals that hold whatever the unknowns are."""
+    if n <= 0:
+        return (0.0, 1.0)
+    return (wins / n, (wins + unknown) / n)
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def _cost_summary(costs: Sequence[int]) -> dict[str, Any]:
+    if not costs:
+        return {"min": None, "median": None, "max": None, "mean": None}
+    return {"min": min(costs), "median": _r(statistics.median(costs)), "max": max(costs),
+            "mean": _r(statistics.fmean(costs))}
+
+
+def _histogram(values: Sequence[int]) -> list[int]:
+    if not values:
+        return []
+    out = [0] * (max(values) + 1)
+    for v in values:
+        out[v] += 1
+    return out
+
+
+def _default_rules() -> dict[str, Any]:
+    from ..rules import Rules
+
+    return Rules().to_dict()
+
+
+# --------------------------------------------------------------------------- the report
+
+
+@dataclass
+class CheckReport:
+    """Every figure of a check.  ``to_json`` is deterministic; ``timing`` is kept apart."""
+
+    spec: dict[str, Any]
+    options: dict[str, Any]
+    checks: list[dict[str, Any]]
+    mission_costs: dict[str, Any]
+    points: dict[str, Any]
+    winnability: dict[str, dict[str, Any]]
+    cards: dict[str, dict[str, Any]]
+    modules: dict[str, dict[str, Any]]
+    reproducibility: dict[str, Any]
+    deals: list[dict[str, Any]]
+    timing: dict[str, Any] = field(default_factory=dict)
+    #: the expert player's figures (None when only the thoughtful one played)
+    expert: dict[str, Any] | None = None
+
+    def to_json(self, timing: bool = True) -> dict[str, Any]:
+        out = {
+            "format": CHECK_FORMAT,
+            "spec": self.spec,
+            "options": self.options,
+            "reproducibility": self.reproducibility,
+            "checks": self.checks,
+            "mission_costs": self.mission_costs,
+            "points": self.points,
+            "winnability": self.winnability,
+            "cards": self.cards,
+            "modules": self.modules,
+            "deals": self.deals,
+        }
+        if self.expert is not None:
+            out["expert"] = self.expert
+        if timing:
+            out["timing"] = self.timing
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckReport:
+        """A report back from its JSON (``rove check --json`` output), e.g. to redraw a PDF."""
+        if data.get("format") != CHECK_FORMAT:
+            raise ValueError(f"not a {CHECK_FORMAT} report")
+        return cls(**{k: data[k] for k in ("spec", "options", "checks", "mission_costs", "points",
+                                           "winnability", "cards", "modules", "reproducibility",
+                                           "deals")}, timing=data.get("timing", {}),
+                   expert=data.get("expert"))
+
+    @property
+    def failed(self) -> bool:
+        return any(c["status"] == FAIL for c in self.checks)
+
+
+def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, ...]],
+              starts: list[Row], deals: list[Row], experts: list[Row] | None = None) -> CheckReport:
+    """The report from the tasks' results (each list in task order)."""
+    checks = static_checks(spec)
+    mission_costs, overall = mission_cost_section(spec, arrangements, starts)
+    checks.append(reach_check(mission_costs["missions"], len(arrangements)))
+    points, points_check = points_section(spec, overall)
+    checks.append(points_check)
+    winnability = winnability_section(options, deals)
+    expert = (expert_section(spec, options, winnability, deals, experts or [])
+              if "expert" in options.players else None)
+    return CheckReport(
+        spec={"name": spec.name, "modules": [m.code for m in spec.modules],
+              "cards": [c.id for c in spec.cards], "missions_to_win": spec.missions_to_win},
+        options={**options.to_json(), "rules": _default_rules()},
+        checks=checks, mission_costs=mission_costs, points=points, winnability=winnability,
+        cards=card_section(spec, options, deals, mission_costs["missions"]),
+        modules=module_section(spec, deals), reproducibility=reproducibility_section(starts, deals),
+        deals=[{k: v for k, v in r.items() if k != "seconds"} for r in deals], expert=expert,
+    )
+
+
+def static_checks(spec: Spec) -> list[Row]:
+    """The spec is valid (it loaded), and every mission and movement pattern can be matched
+    by a valid layout."""
+    codes = set(spec.codes)
+    n_mod = len(spec.modules)
+    checks: list[Row] = [{
+        "id": "spec", "title": "Spec is valid", "status": OK,
+        "detail": f"{n_mod} modules, {len(spec.cards)} cards, {spec.missions_to_win} missions to win",
+        "items": [],
+    }]
+    for what, attr in (("mission", "mission"), ("movement", "movement")):
+        bad = []
+        for c in spec.cards:
+            probs = pattern_problems(getattr(c, attr).pattern, codes, n_mod)
+            if probs:
+                bad.append({"card": c.id, "problems": probs})
+        checks.append({
+            "id": f"{what}_patterns", "title": f"Every {what} pattern can be matched by a valid layout",
+            "status": FAIL if bad else OK,
+            "detail": (f"{len(bad)} pattern(s) no valid layout matches" if bad else
+                       f"all {len(spec.cards)} {what} patterns are matchable"),
+            "items": bad,
+        })
+    return checks
+
+
+def _mission_cost_entry(rows: list[Row], key: str) -> tuple[Row, list[int]]:
+    """One mission's costs from the starts, with or without abilities (``key``), and the
+    solved costs themselves."""
+    costs: list[int] = []
+    counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
+    at_start = 0
+    for row in rows:
+        m = row[key]
+        counts[m["status"]] += 1
+        if m["status"] == "solved":
+            costs.append(m["points"])
+            if m["actions"] == 0:
+                at_start += 1
+    return ({**counts, "matched_at_start": at_start, **_cost_summary(costs),
+             "histogram": _histogram(costs)}, costs)
+
+
+def mission_cost_section(spec: Spec, arrangements: list[tuple[str, ...]], starts: list[Row],
+                         ) -> tuple[Row, dict[str, list[int]]]:
+    """The optimal cost of every mission from the start arrangements, and every solved
+    cost with and without abilities (for the points section)."""
+    per_card: dict[str, Row] = {}
+    overall: dict[str, list[int]] = {"with_abilities": [], "no_abilities": []}
+    for c in spec.cards:
+        entry: Row = {"title": c.mission.title}
+        rows = [next(x for x in s["missions"] if x["card"] == c.id) for s in starts]
+        for key in ("with_abilities", "no_abilities"):
+            entry[key], costs = _mission_cost_entry(rows, key)
+            overall[key] += costs
+        entry["reachable_from"] = sum(1 for row in rows if "solved" in
+                                      (row["with_abilities"]["status"], row["no_abilities"]["status"]))
+        per_card[c.id] = entry
+    total_arr = math.factorial(len(spec.modules))
+    mission_costs = {
+        "arrangements": len(arrangements), "arrangements_possible": total_arr,
+        "sampled": len(arrangements) < total_arr,
+        "setup": (f"each start arrangement (rows of 3), bare budget of {BARE_BUDGET} points, "
+                  "empty hand, goal mission; with_abilities: every ability active; "
+                  "no_abilities: every module spent"),
+        "overall": {key: {**_cost_summary(v), "histogram": _histogram(v)}
+                    for key, v in overall.items()},
+        "missions": per_card,
+    }
+    return mission_costs, overall
+
+
+def reach_check(per_card: dict[str, Row], n_arr: int) -> Row:
+    """The check that every mission is reached from the ``n_arr`` start arrangements."""
+    title = "Every mission is reachable from the starts"
+    if not n_arr:
+        return {"id": "missions_from_starts", "title": title, "status": SKIPPED,
+                "detail": "no start arrangement solved (starts 0)", "items": []}
+    items = []
+    unreachable = []
+    for cid, e in per_card.items():
+        wa, na = e["with_abilities"], e["no_abilities"]
+        if e["reachable_from"] == 0 and wa["unknown"] == 0 and na["unknown"] == 0:
+            unreachable.append(cid)
+            items.append({"card": cid, "title": e["title"], "problem": "unreachable from every start"})
+        elif e["reachable_from"] == 0:
+            items.append({"card": cid, "title": e["title"],
+                          "problem": "not reached from any start within the node limit"})
+        elif e["reachable_from"] < n_arr:
+            items.append({"card": cid, "title": e["title"],
+                          "problem": f"reached from {e['reachable_from']} of {n_arr} starts"})
+    unknown = sum(e[k]["unknown"] for e in per_card.values() for k in ("with_abilities", "no_abilities"))
+    status = FAIL if unreachable else WARN if (items or unknown) else OK
+    if unreachable:
+        names = ", ".join(f"{cid} ({per_card[cid]['title']})" for cid in unreachable)
+        detail = f"unreachable from every start: {names}"
+    else:
+        detail = f"every mission reached from {n_arr} start(s)" if not items else \
+            f"{len(items)} mission(s) not reached from every start"
+    if unknown:
+        detail += f"; {unknown} solve(s) hit the node limit (unknown)"
+    return {"id": "missions_from_starts", "title": title, "status": status, "detail": detail,
+            "items": items}
+
+
+def points_section(spec: Spec, overall: dict[str, list[int]]) -> tuple[Row, Row]:
+    """The deck's points against what the missions need, and the check that they cover it."""
+    base = sum(c.movement.points for c in spec.cards)
+    bonus = sum(c.movement.bonus for c in spec.cards)
+    wa_costs, na_costs = overall["with_abilities"], overall["no_abilities"]
+    med_wa = statistics.median(wa_costs) if wa_costs else None
+    med_na = statistics.median(na_costs) if na_costs else None
+    mtw = spec.missions_to_win
+    need_lo = None if med_wa is None else mtw * med_wa
+    need_hi = None if med_na is None else mtw * med_na
+    points = {"base_total": base, "bonus_total": bonus,
+              "base_mean": _r(base / len(spec.cards)), "bonus_mean": _r(bonus / len(spec.cards)),
+              "missions_to_win": mtw,
+              "median_cost_with_abilities": _r(med_wa), "median_cost_no_abilities": _r(med_na),
+              "needed_with_abilities": _r(need_lo), "needed_no_abilities": _r(need_hi),
+              "base_ratio": _r(base / need_hi) if need_hi else None,
+              "bonus_ratio": _r(bonus / need_hi) if need_hi else None}
+    if need_hi is None:
+        pstatus, pdetail = SKIPPED, "no mission costs without abilities (no start solved)"
+    else:
+        lo = need_lo if need_lo is not None else 0
+        pstatus = FAIL if bonus < lo else WARN if base < need_hi else OK
+        pdetail = (f"deck points: base {base}, bonus {bonus}; {mtw} missions x median cost "
+                   f"{med_na:g} without abilities = {need_hi:g}"
+                   + ("" if med_wa is None else f" ({need_lo:g} with every ability)"))
+    return points, {"id": "points", "title": "The deck's points cover the missions' needs",
+                    "status": pstatus, "detail": pdetail, "items": []}
+
+
+def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Row]:
+    """The thoughtful player's win rate per difficulty (empty when it did not play)."""
+    winnability: dict[str, Row] = {}
+    for d in options.difficulties if "thoughtful" in options.players else ():
+        rs = [r for r in deals if r["difficulty"] == d]
+        n = len(rs)
+        won = sum(r["status"] == "solved" for r in rs)
+        lost = sum(r["status"] == "unsolvable" for r in rs)
+        unk = n - won - lost
+        decided = won + lost
+        lo, hi = wilson(won, decided)
+        blo, bhi = outcome_bounds(won, unk, n)
+        reached = [r["deepest"] for r in rs if r["status"] == "unsolvable" and r["deepest"] is not None]
+        winnability[d] = {
+            "deals": n, "solved": won, "unsolvable": lost, "unknown": unk, "decided": decided,
+            "win_rate": _r(won / decided) if decided else None,
+            "wilson95": [_r(lo), _r(hi)] if decided else None,
+            "bounds": [_r(blo), _r(bhi)],
+            "unknown_by_limit": {"nodes": sum(r["limit"] == "nodes" for r in rs),
+                                 "time": sum(r["limit"] == "time" for r in rs)},
+            "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
+            "nodes_total": sum(r["nodes"] for r in rs),
+        }
+    return winnability
+
+
+def card_section(spec: Spec, options: CheckOptions, deals: list[Row],
+                 per_card: dict[str, Row]) -> dict[str, Row]:
+    """Per card: its mission's cost, the lost deals it blocked, its plays in the wins."""
+    wins = [r for r in deals if r["status"] == "solved"]
+    losses = [r for r in deals if r["status"] == "unsolvable"]
+    cards: dict[str, Row] = {}
+    for c in spec.cards:
+        blocked = {d: sum(r["blocker"] == c.id for r in losses if r["difficulty"] == d)
+                   for d in options.difficulties}
+        total_blocked = sum(blocked.values())
+        plays = sum(r["plays"].get(c.id, 0) for r in wins)
+        bplays = sum(r["bonus_plays"].get(c.id, 0) for r in wins)
+        cards[c.id] = {
+            "title": c.mission.title,
+            "base": c.movement.points, "bonus": c.movement.bonus,
+            "mission_cost_mean": per_card[c.id]["with_abilities"]["mean"],
+            "mission_cost_mean_no_abilities": per_card[c.id]["no_abilities"]["mean"],
+            "blocked": blocked, "blocked_total": total_blocked,
+            "blocked_share": _r(total_blocked / len(losses)) if losses else None,
+            "plays": plays, "bonus_plays": bplays,
+            "bonus_share": _r(bplays / plays) if plays else None,
+            "wins_with_bonus": sum(1 for r in wins if r["bonus_plays"].get(c.id)),
+        }
+    return cards
+
+
+def module_section(spec: Spec, deals: list[Row]) -> dict[str, Row]:
+    """Per module: its ability's uses in the wins (a use through Gripper counts for
+    Gripper and, as triggered via Gripper, for the module it triggered)."""
+    wins = [r for r in deals if r["status"] == "solved"]
+    modules: dict[str, Row] = {}
+    for m in spec.modules:
+        direct = sum(r["ability_uses"].get(m.code, 0) for r in wins)
+        as_gripper = sum(v for r in wins for k, v in r["ability_uses"].items()
+                         if k.startswith(f"{m.code}>"))
+        via = sum(v for r in wins for k, v in r["ability_uses"].items()
+                  if k.endswith(f">{m.code}"))
+        used_in = sum(1 for r in wins if any(k == m.code or k.startswith(f"{m.code}>")
+                                             or k.endswith(f">{m.code}") for k in r["ability_uses"]))
+        modules[m.code] = {
+            "name": m.name, "ability": m.ability,
+            "uses": direct + as_gripper, "triggered_via_gripper": via,
+            "wins_using": used_in, "wins_using_share": _r(used_in / len(wins)) if wins else None,
+        }
+    return modules
+
+
+def reproducibility_section(starts: list[Row], deals: list[Row]) -> Row:
+    """Whether the figures can depend on timing (a solve stopped by the time limit), and
+    how many lost deals have no named blocker."""
+    time_limited = sum(r["limit"] == "time" for r in deals)
+    time_limited += sum(m[k]["limit"] == "time" for s in starts for m in s["missions"]
+                        for k in ("with_abilities", "no_abilities"))
+    return {
+        "primary_limit": "nodes",
+        "time_limited": time_limited,
+        "reproducible": time_limited == 0,
+        "note": ("every solve is bounded by a node count, so these figures do not depend on "
+                 "the machine, the workers or their timing; the time limit is only a safety net"
+                 + ("" if time_limited == 0 else
+                    f"; {time_limited} solve(s) stopped at the time limit, so a rerun may differ")),
+        "blockers_unknown": sum(1 for r in deals if r["status"] == "unsolvable" and r["blocker"] is None),
+    }
+
+
+EXPERT_DESCRIPTION = (
+    "a fixed, deterministic player that sees what a person at the table sees (layout, spent "
+    "modules, hand, current card and points, mission, the top card of the draw pile, the "
+    "discard pile) and never the order of the deck below its top card; for each mission it "
+    "plays the completion that keeps the most for the next mission (rove.solve.expert); a "
+    "game it cannot finish within its node budget counts as lost")
+#: gaps (thoughtful minus expert win rate, in points) below which foresight matters little,
+#: and from which it matters a lot
+FORESIGHT_LITTLE, FORESIGHT_LOT = 5.0, 20.0
+
+
+def foresight_sentence(gaps: dict[str, float | None], unknown: int = 0) -> str:
+    """What the gap between the two win rates means, in one sentence (``unknown``: deals
+    the thoughtful solver left undecided, which make its rate, and so the gap, uncertain)."""
+    known = {d: g for d, g in gaps.items() if g is not None}
+    if not known:
+        return ("With no decided deal for both players there is no gap between the thoughtful "
+                "and the expert win rate to read.")
+    parts = ", ".join(f"{g:.1f} points on {d}" for d, g in known.items())
+    top = max(known.values())
+    verdict = ("matters little: a good player who cannot see the deck wins nearly as often as "
+               "one who could" if top < FORESIGHT_LITTLE else
+               "matters a lot: much of what the thoughtful player wins comes from knowing the "
+               "order of the deck, so its win rate overstates what players will see"
+               if top >= FORESIGHT_LOT else
+               "matters moderately: players will win noticeably less often than the "
+               "thoughtful figure")
+    caveat = ("" if not unknown else
+              f" (with {unknown} deal(s) the thoughtful solver left unknown, a larger "
+              "--node-limit would make the gap surer)")
+    return (f"The gap between the thoughtful win rate (the whole draw order known: an upper "
+            f"bound for anyone) and the expert's (a good player who sees only the table) is "
+            f"what foresight is worth in this deck, {parts}, so foresight {verdict}{caveat}.")
+
+
+def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dict[str, Any]],
+                    deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The expert's figures: win rate per difficulty beside the thoughtful one, how its
+    games were lost, and per card the missions it failed and the bonus it used."""
+    thoughtful = {(r["difficulty"], r["index"]): r["status"] for r in deals}
+    win: dict[str, dict[str, Any]] = {}
+    gaps: dict[str, float | None] = {}
+    for d in options.difficulties:
+        rs = [r for r in experts if r["difficulty"] == d]
+        n = len(rs)
+        won = sum(r["status"] == "won" for r in rs)
+        lo, hi = wilson(won, n)
+        reached = [r["missions_done"] for r in rs if r["status"] == "lost"]
+        paired = [thoughtful.get((d, r["index"])) for r in rs if r["status"] == "won"]
+        t_rate = winnability.get(d, {}).get("win_rate")
+        rate = _r(won / n) if n else None
+        gap = None if t_rate is None or rate is None else round(100 * (t_rate - rate), 1)
+        gaps[d] = gap
+        win[d] = {
+            "deals": n, "won": won, "lost": n - won,
+            "win_rate": rate, "wilson95": [_r(lo), _r(hi)] if n else None,
+            "lost_by": {k: sum(r["reason"] == k for r in rs) for k in ("stuck", "budget", "no_mission")},
+            "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
+            "thoughtful_win_rate": t_rate,
+            "gap_points": gap,
+            # a deal the expert wins is winnable: its plan, replayed by the engine, proves it
+            "wins_thoughtful_unknown": sum(p == "unknown" for p in paired),
+            "wins_thoughtful_unsolvable": sum(p == "unsolvable" for p in paired),
+            "nodes_total": sum(r["nodes"] for r in rs),
+        }
+    lost = [r for r in experts if r["status"] == "lost"]
+    cards: dict[str, dict[str, Any]] = {}
+    for c in spec.cards:
+        failed = {d: sum(r["failed_mission"] == c.id for r in lost if r["difficulty"] == d)
+                  for d in options.difficulties}
+        total = sum(failed.values())
+        plays = sum(r["plays"].get(c.id, 0) for r in experts)
+        bplays = sum(r["bonus_plays"].get(c.id, 0) for r in experts)
+        cards[c.id] = {
+            "title": c.mission.title, "failed": failed, "failed_total": total,
+            "failed_share": _r(total / len(lost)) if lost else None,
+            "plays": plays, "bonus_plays": bplays,
+            "bonus_share": _r(bplays / plays) if plays else None,
+        }
+    return {
+        "description": EXPERT_DESCRIPTION,
+        "node_limit": options.expert_node_limit,
+        "winnability": win,
+        "foresight": (foresight_sentence(gaps, sum(w["unknown"] for w in winnability.values()))
+                      if "thoughtful" in options.players else None),
+        "cards": cards,
+        "deals": [{k: v for k, v in r.items() if k != "seconds"} for r in experts],
+    }
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def fmt_pct(x: float | None) -> str:
+    """A share as a percentage for tables (terminal and PDF); None as a dash."""
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def fmt_num(x: float | int | None) -> str:
+    """A figure for tables: floats to two decimals at most; None as a dash."""
+    if x is None:
+        return "-"
+    return f"{round(x, 2):g}" if isinstance(x, float) else str(x)

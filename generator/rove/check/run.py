@@ -1,0 +1,250 @@
+"""Running a check: the worker tasks (small picklable tuples naming a spec file, each
+giving a small dict of plain values) and the run that plans them, maps them over an
+executor and gathers their results by task index."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..deal import deal, start_layout
+from ..spec import Spec, load_spec
+from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
+from .report import CheckReport, aggregate
+
+ProgressFn = Callable[[str, int, int], None]
+_DEFAULT_OPTIONS = CheckOptions()
+
+_SPECS: dict[tuple[str, str], Spec] = {}
+
+
+def spec_fingerprint(spec: Spec) -> str:
+    """A short hash of the spec's content (its canonical YAML)."""
+    from ..spec import dump_spec
+
+    return hashlib.sha256(dump_spec(spec, schema=None).encode()).hexdigest()[:16]
+
+
+def _spec(path: str, fingerprint: str) -> Spec:
+    """The spec a task names, loaded once per worker process; the fingerprint makes sure a
+    long-lived worker never uses a stale copy of a file that was edited since."""
+    spec = _SPECS.get((path, fingerprint))
+    if spec is None:
+        spec = load_spec(path)
+        if spec_fingerprint(spec) != fingerprint:
+            raise RuntimeError(f"the spec file {path} differs from the one the check started "
+                               "with (edited meanwhile, or not the same file on this worker)")
+        _SPECS[(path, fingerprint)] = spec
+    return spec
+
+
+def run_task(task: tuple) -> dict[str, Any]:
+    """Run one task in whatever process it lands in (pure: same task, same result,
+    apart from ``seconds``)."""
+    kind = task[0]
+    if kind == "deal":
+        return _deal_task(*task[1:])
+    if kind == "starts":
+        return _starts_task(*task[1:])
+    if kind == "expert":
+        return _expert_task(*task[1:])
+    raise ValueError(f"unknown task kind {kind!r}")
+
+
+def _limit_hit(status: str, nodes: int, node_limit: int) -> str | None:
+    if status != "unknown":
+        return None
+    return "nodes" if nodes >= node_limit else "time"
+
+
+def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
+               node_limit: int, time_limit: float | None) -> dict[str, Any]:
+    from ..solve.search import solve
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    pos = deal(spec, seed, difficulty)
+    r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
+    out: dict[str, Any] = {
+        "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
+        "nodes": r.nodes, "limit": _limit_hit(r.status, r.nodes, node_limit),
+        "deepest": None, "blocker": None, "blocker_source": None,
+        "points": r.points, "cards": r.cards, "abilities": r.abilities,
+        "plays": {}, "bonus_plays": {}, "ability_uses": {},
+    }
+    if r.status == "solved":
+        out["deepest"] = spec.missions_to_win
+        out["plays"], out["bonus_plays"], out["ability_uses"] = _plan_counts(r.plan or ())
+    else:
+        stats = r.stats or {}
+        d = stats.get("deepest_done")
+        out["deepest"] = d if isinstance(d, int) and d >= 0 else None
+        if r.status == "unsolvable" and isinstance(stats.get("deepest_mission"), str):
+            out["blocker"], out["blocker_source"] = stats["deepest_mission"], "solver"
+    out["seconds"] = time.monotonic() - t0
+    return out
+
+
+def _plan_counts(plan: Sequence[Any]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Movement plays, bonus plays (per card) and ability uses (per module, ``G>L`` for a
+    use through Gripper) in a plan."""
+    plays: dict[str, int] = {}
+    bonus: dict[str, int] = {}
+    uses: dict[str, int] = {}
+    for a in plan:
+        if a.act == "play":
+            plays[a.card] = plays.get(a.card, 0) + 1
+            if a.bonus:
+                bonus[a.card] = bonus.get(a.card, 0) + 1
+        elif a.act == "ability":
+            key = a.module if a.via is None else f"{a.module}>{a.via}"
+            uses[key] = uses.get(key, 0) + 1
+    return dict(sorted(plays.items())), dict(sorted(bonus.items())), dict(sorted(uses.items()))
+
+
+def _expert_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
+                 node_limit: int) -> dict[str, Any]:
+    """One deal played by the expert (``rove.solve.expert``); a win is replayed through the
+    engine (that replay is a proof the deal is winnable)."""
+    from ..engine import Deck, state_from_position
+    from ..replay import states_along, verify_plan
+    from ..solve.expert import play
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    pos = deal(spec, seed, difficulty)
+    deck = Deck(spec, pos.rules)
+    r = play(deck, state_from_position(deck, pos), node_limit=node_limit)
+    if r.status == "won":
+        verify_plan(pos, list(r.plan), deck)
+    else:  # the plan is legal up to where the expert stopped
+        states_along(deck, state_from_position(deck, pos), r.plan)
+    plays, bonus, uses = _plan_counts(r.plan)
+    # the expert's plays all say bonus or base, so the bonus counts are exact
+    return {
+        "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
+        "reason": r.reason, "missions_done": r.done,
+        "failed_mission": None if r.failed_mission is None else deck.card_ids[r.failed_mission],
+        "nodes": r.nodes, "actions": len(r.plan), "decisions": r.decisions, "replans": r.replans,
+        "plays": plays, "bonus_plays": bonus, "ability_uses": uses,
+        "seconds": time.monotonic() - t0,
+    }
+
+
+def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],
+                 node_limit: int, time_limit: float | None) -> dict[str, Any]:
+    """Optimal cost (points) of every mission from one start arrangement: bare budget,
+    empty hand, goal mission; once with every ability available, once with every
+    module spent (no ability left: the cost a late mission may face)."""
+    from ..position import Current, Position
+    from ..solve.search import solve
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    layout = Position.layout_of(start_layout(arrangement))
+    missions = []
+    for card in spec.cards:
+        row: dict[str, Any] = {"card": card.id}
+        for key, spent in (("with_abilities", frozenset()), ("no_abilities", frozenset(spec.codes))):
+            pos = Position(spec=spec, layout=layout, mission=card.id, goal="mission",
+                           current=Current(None, BARE_BUDGET), spent=spent)
+            r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
+            row[key] = {"status": r.status, "points": r.points, "abilities": r.abilities,
+                        "actions": None if r.plan is None else len(r.plan), "nodes": r.nodes,
+                        "limit": _limit_hit(r.status, r.nodes, node_limit)}
+        missions.append(row)
+    return {"index": index, "arrangement": "".join(arrangement), "missions": missions,
+            "seconds": time.monotonic() - t0}
+
+
+def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tuple[str, ...]]]:
+    """The task list of a run: start arrangements first, then the thoughtful deals by
+    difficulty, then the expert's (the same deals).
+
+    A task names the spec by absolute path (workers load it once, and check its
+    fingerprint), so every worker must see the file at that path."""
+    if spec.path is None:
+        raise ValueError("run_check needs a spec loaded from a file (spec.path)")
+    path = str(Path(spec.path).resolve())
+    fp = spec_fingerprint(spec)
+    arrangements = start_arrangements(spec, options.starts, options.seed)
+    tasks: list[tuple] = [("starts", path, fp, i, arr, options.mission_node_limit,
+                           options.time_limit) for i, arr in enumerate(arrangements)]
+    if "thoughtful" in options.players:
+        for diff in options.difficulties:
+            for i in range(options.deals):
+                tasks.append(("deal", path, fp, i, deal_seed(options.seed, i), diff,
+                              options.node_limit, options.time_limit))
+    if "expert" in options.players:
+        for diff in options.difficulties:
+            for i in range(options.deals):
+                tasks.append(("expert", path, fp, i, deal_seed(options.seed, i), diff,
+                              options.expert_node_limit))
+    return tasks, arrangements
+
+
+def run_check(spec: Spec, options: CheckOptions = _DEFAULT_OPTIONS, executor: Any = None,
+              progress: ProgressFn | None = None) -> CheckReport:
+    """Run every check of a spec.  ``executor`` (``rove.executors``) runs the tasks;
+    None runs them in this process.  ``progress(group, done, total)`` is called as tasks
+    finish, group being ``"starts"`` or a difficulty."""
+    from ..executors import SerialExecutor
+
+    t0 = time.monotonic()
+    tasks, arrangements = plan_tasks(spec, options)
+    ex = executor if executor is not None else SerialExecutor()
+    results = _run_tasks(tasks, ex, progress)
+    kinds = [t[0] for t in tasks]
+    starts = [r for r, k in zip(results, kinds) if k == "starts"]
+    deals = [r for r, k in zip(results, kinds) if k == "deal"]
+    experts = [r for r, k in zip(results, kinds) if k == "expert"]
+    report = aggregate(spec, options, arrangements, starts, deals, experts)
+    report.timing = _timing(time.monotonic() - t0, ex, options, starts, deals, experts)
+    return report
+
+
+def _run_tasks(tasks: list[tuple], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
+    """The tasks' results in task order, whatever order they finish in; progress by group
+    (``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
+    groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else f"{t[5]} expert"
+              for t in tasks]
+    totals: dict[str, int] = {}
+    for g in groups:
+        totals[g] = totals.get(g, 0) + 1
+    done_count = dict.fromkeys(totals, 0)
+    if progress:
+        for g, n in totals.items():
+            progress(g, 0, n)
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    for i, res in ex.map_unordered(run_task, tasks):
+        results[i] = res
+        g = groups[i]
+        done_count[g] += 1
+        if progress:
+            progress(g, done_count[g], totals[g])
+    out = [r for r in results if r is not None]
+    assert len(out) == len(tasks)
+    return out
+
+
+def _timing(seconds: float, ex: Any, options: CheckOptions, starts: list[dict[str, Any]],
+            deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the time went (kept apart from the figures: it varies from run to run)."""
+    timing: dict[str, Any] = {
+        "seconds_total": round(seconds, 3),
+        "executor": getattr(ex, "name", type(ex).__name__),
+        "workers": getattr(ex, "workers", 1),
+        "starts_seconds": round(sum(r["seconds"] for r in starts), 3),
+        "deal_seconds": {d: round(sum(r["seconds"] for r in deals if r["difficulty"] == d), 3)
+                         for d in options.difficulties},
+        "deal_seconds_max": round(max((r["seconds"] for r in deals), default=0.0), 3),
+    }
+    if experts:
+        timing["expert_seconds"] = {
+            d: round(sum(r["seconds"] for r in experts if r["difficulty"] == d), 3)
+            for d in options.difficulties}
+        timing["expert_seconds_max"] = round(max(r["seconds"] for r in experts), 3)
+    return timing

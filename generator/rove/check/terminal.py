@@ -1,0 +1,189 @@
+"""`rove check` in the terminal: the progress bar and the report as Rich tables (compact
+enough for an 80-column terminal).  Rich is imported inside the functions, so importing
+this module stays cheap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
+from .run import ProgressFn
+
+_STATUS_STYLE = {OK: "green", WARN: "yellow", FAIL: "bold red", SKIPPED: "dim"}
+_LOST_BY = ("stuck", "budget", "no_mission")
+
+
+@contextmanager
+def progress_bar(console: Any) -> Iterator[ProgressFn]:
+    """A Rich progress bar (one line per group: mission costs, each difficulty) fed by
+    ``run_check``'s progress callback; it disappears when done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:>13}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        ids: dict[str, Any] = {}
+
+        def update(group: str, done: int, total: int) -> None:
+            if group not in ids:
+                ids[group] = bar.add_task("mission costs" if group == "starts" else group, total=total)
+            bar.update(ids[group], completed=done)
+
+        yield update
+
+
+def _span(lo: float | None, hi: float | None) -> str:
+    return "-" if lo is None or hi is None else f"{100 * lo:.1f}-{100 * hi:.1f}%"
+
+
+def _table(title: str, *cols: str, left: int = 1) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    # collapsed padding: the interval columns keep their figures in 80 columns
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              collapse_padding=True, title_style="bold")
+    for i, col in enumerate(cols):
+        t.add_column(col, justify="left" if i < left else "right")
+    return t
+
+
+def print_report(report: CheckReport, console: Any) -> None:
+    """The report as Rich tables, in the order of the PDF's sections."""
+    data = report.to_json(timing=False)
+    diffs = data["options"]["difficulties"]
+    ex = data.get("expert")
+    _print_heading(data, console)
+    _print_checks(data["checks"], console)
+    _print_mission_costs(data["mission_costs"], console)
+    _print_winnability(data["winnability"], console)
+    if ex is not None:
+        _print_expert_winnability(ex, data["winnability"], console)
+    _print_cards(data["cards"], diffs, console)
+    if ex is not None:
+        _print_expert_cards(ex["cards"], diffs, console)
+    _print_modules(data["modules"], console)
+    _print_footer(data["reproducibility"], report.timing, console)
+
+
+def _print_heading(data: dict[str, Any], console: Any) -> None:
+    spec, opts = data["spec"], data["options"]
+    console.print(f"[bold]rove check[/bold]: {spec['name']} "
+                  f"({len(spec['modules'])} modules, {len(spec['cards'])} cards, "
+                  f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
+                  f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
+                  + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
+
+
+def _print_checks(checks: list[dict[str, Any]], console: Any) -> None:
+    t = _table("Static checks", "status", "check", left=2)
+    for c in checks:
+        detail = c["detail"]
+        for it in c["items"]:
+            detail += f"\n  {it['card']}: " + (it.get("problem") or "; ".join(it.get("problems", [])))
+        t.add_row(f"[{_STATUS_STYLE[c['status']]}]{c['status']}[/]", f"{c['title']}\n[dim]{detail}[/dim]")
+    console.print(t)
+
+
+def _cost_cell(x: dict[str, Any]) -> str:
+    if x["min"] is None:
+        return "-"
+    return f"{fmt_num(x['min'])}/{fmt_num(x['median'])}/{fmt_num(x['max'])} ({fmt_num(x['mean'])})"
+
+
+def _print_mission_costs(mc: dict[str, Any], console: Any) -> None:
+    if not mc["arrangements"]:
+        return
+    t = _table(f"Mission cost (points) from {mc['arrangements']} of {mc['arrangements_possible']} "
+               "starts: min/median/max (mean)", "card", "mission", "with abilities",
+               "no abilities", "reached", "unknown", left=2)
+    for cid, e in mc["missions"].items():
+        t.add_row(cid, e["title"], _cost_cell(e["with_abilities"]), _cost_cell(e["no_abilities"]),
+                  str(e["reachable_from"]),
+                  str(e["with_abilities"]["unknown"] + e["no_abilities"]["unknown"]))
+    console.print(t)
+
+
+def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
+    if not win:
+        return
+    t = _table("Winnability (win rate among decided deals; unknowns apart)", "difficulty", "deals",
+               "won", "lost", "unknown", "win rate", "Wilson 95%", "bounds")
+    for d, w in win.items():
+        ci = w["wilson95"] or [None, None]
+        t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
+                  fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
+    console.print(t)
+    unknown = sum(w["unknown"] for w in win.values())
+    if unknown:
+        console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
+                      "within the bounds, which a larger --node-limit narrows.[/dim]")
+
+
+def _print_expert_winnability(ex: dict[str, Any], win: dict[str, dict[str, Any]],
+                              console: Any) -> None:
+    t = _table("Thoughtful (draw order known) and expert (sees only the table) win rates",
+               "difficulty", "thoughtful", "Wilson 95%", "expert", "Wilson 95%", "won",
+               "lost", "gap")
+    for d, w in ex["winnability"].items():
+        tw = win.get(d)
+        tci = (tw["wilson95"] if tw else None) or [None, None]
+        t.add_row(d, fmt_pct(w["thoughtful_win_rate"]), _span(*tci), fmt_pct(w["win_rate"]),
+                  _span(*(w["wilson95"] or [None, None])), str(w["won"]), str(w["lost"]),
+                  "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}")
+    console.print(t)
+    lost_by = {k: sum(w["lost_by"][k] for w in ex["winnability"].values()) for k in _LOST_BY}
+    console.print(f"[dim]gap: thoughtful minus expert, in points of win rate. The expert's "
+                  f"games are all decided: lost {lost_by['stuck']} stuck (no completion from "
+                  f"what it holds), {lost_by['budget']} at its node limit "
+                  f"({ex['node_limit']} a deal), {lost_by['no_mission']} with no mission "
+                  "left to reveal.[/dim]")
+    if ex["foresight"]:
+        console.print(ex["foresight"])
+
+
+def _print_cards(cards: dict[str, dict[str, Any]], diffs: list[str], console: Any) -> None:
+    t = _table("Cards", "card", "mission", "cost", "pts", f"blocked ({'/'.join(d[0] for d in diffs)})",
+               "share", "plays", "bonus", left=2)
+    for cid, c in cards.items():
+        t.add_row(cid, c["title"],
+                  f"{fmt_num(c['mission_cost_mean'])}/{fmt_num(c['mission_cost_mean_no_abilities'])}",
+                  f"{c['base']}/{c['bonus']}", "/".join(str(c["blocked"][d]) for d in diffs),
+                  fmt_pct(c["blocked_share"]), str(c["plays"]),
+                  f"{c['bonus_plays']} ({fmt_pct(c['bonus_share'])})")
+    console.print(t)
+    console.print("[dim]cost: mean optimal points from the starts with/without abilities; pts: "
+                  "base/bonus; blocked: lost deals whose deepest line stopped at this mission; "
+                  "plays/bonus: movement plays in the winning plans found.[/dim]")
+
+
+def _print_expert_cards(cards: dict[str, dict[str, Any]], diffs: list[str], console: Any) -> None:
+    t = _table("Cards for the expert", "card", "mission",
+               f"failed ({'/'.join(d[0] for d in diffs)})", "share", "plays", "bonus", left=2)
+    for cid, c in cards.items():
+        t.add_row(cid, c["title"], "/".join(str(c["failed"][d]) for d in diffs),
+                  fmt_pct(c["failed_share"]), str(c["plays"]),
+                  f"{c['bonus_plays']} ({fmt_pct(c['bonus_share'])})")
+    console.print(t)
+    console.print("[dim]failed: the expert's lost games that ended on this mission; "
+                  "plays/bonus: movement plays in all its games and how many took the "
+                  "bonus.[/dim]")
+
+
+def _print_modules(modules: dict[str, dict[str, Any]], console: Any) -> None:
+    t = _table("Modules (ability uses in the winning plans found)", "module", "name", "ability",
+               "uses", "via Gripper", "wins using", left=3)
+    for code, m in modules.items():
+        t.add_row(code, m["name"], m["ability"], str(m["uses"]), str(m["triggered_via_gripper"]),
+                  f"{m['wins_using']} ({fmt_pct(m['wins_using_share'])})")
+    console.print(t)
+
+
+def _print_footer(rep: dict[str, Any], timing: dict[str, Any], console: Any) -> None:
+    console.print(f"[dim]{rep['note']}.[/dim]")
+    if rep["blockers_unknown"]:
+        console.print(f"[dim]{rep['blockers_unknown']} lost deal(s) without a named blocker.[/dim]")
+    if timing:
+        console.print(f"[dim]{timing['seconds_total']:.1f} s on {timing['workers']} worker(s) "
+                      f"({timing['executor']}).[/dim]")
