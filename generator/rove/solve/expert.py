@@ -81,6 +81,7 @@ from typing import Any
 
 from ..actions import Action
 from ..engine import LOST, PLAYING, WON, Deck, IllegalAction, State, apply
+from ..replay import run_plan
 from ..rules import HAND_LIMIT
 from .astar import solve_mission_state
 from .nodes import Budget, Limit, useful_successors
@@ -180,12 +181,10 @@ def sensor_mask(deck: Deck) -> int:
 
 def _legal(deck: Deck, s: State, plan: list[Action]) -> bool:
     """Whether a plan is legal from ``s`` and completes its mission."""
-    e = s
-    try:
-        for a in plan:
-            e = apply(deck, e, a)
-    except IllegalAction:
+    states, bad = run_plan(deck, s, plan)
+    if bad is not None:
         return False
+    e = states[-1] if states else s
     return e.status == WON or e.done > s.done
 
 
