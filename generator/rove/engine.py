@@ -510,18 +510,20 @@ def layout_abilities(deck: Deck, cells: tuple[int, ...], actor: int,
 def sensor_draws_left(deck: Deck, spent: int) -> int:
     """The Sensor-draw count: cards the Sensor ability can still draw with the modules
     not in ``spent``, at most.  Once per active Sensor, and once more per active
-    Gripper, which may trigger a Sensor even when it is spent; none without a Sensor.
-
-    An upper bound, not the exact count: under ``gripper_target: active_only`` a
-    Gripper can draw only through an active Sensor, and this still counts it when every
-    Sensor is spent (sound, and what the compiled core's ``Deck::sensor_draws_left``
-    computes; tests/test_core.py holds the two to the same bounds).  The one definition:
-    the searches, their dominance rules and the bounds of every solver call it."""
+    Gripper, which may trigger a Sensor, even a spent one (under ``gripper_target:
+    active_only`` only while some Sensor is active: it triggers that Sensor before the
+    Sensor's own use); none without a Sensor.  An upper bound: a Gripper must also be
+    next to a Sensor when it is used.  The one definition (the compiled core's
+    ``Deck::sensor_draws_left`` computes the same, and tests/test_core.py holds the two
+    equal): the searches, their dominance rules and the bounds of every solver call it."""
     mods = deck.modules
-    if not any(m.ability == "sensor" for m in mods):
+    sensors = [i for i, m in enumerate(mods) if m.ability == "sensor"]
+    if not sensors:
         return 0
-    return sum(1 for i, m in enumerate(mods)
-               if m.ability in ("sensor", "gripper") and not spent >> i & 1)
+    active = sum(1 for i in sensors if not spent >> i & 1)
+    if deck.rules.gripper_target == "active_only" and not active:
+        return 0
+    return active + sum(1 for i, m in enumerate(mods) if m.ability == "gripper" and not spent >> i & 1)
 
 
 def _take(deck: Deck, draw: tuple[int, ...], discard: tuple[int, ...],

@@ -194,15 +194,20 @@ impl Deck {
     }
 
     /// Cards the Sensor ability can still draw: once per unspent Sensor, and once more per
-    /// unspent Gripper, which may trigger a Sensor even when it is spent.
+    /// unspent Gripper, which may trigger a Sensor even when it is spent (under
+    /// `gripper_target: active_only` only while some Sensor is active).  The same count
+    /// as `rove.engine.sensor_draws_left`.
     pub fn sensor_draws_left(&self, spent: u32) -> usize {
         if !self.has_sensor {
             return 0;
         }
-        self.modules
-            .iter()
-            .enumerate()
-            .filter(|(i, m)| spent >> i & 1 == 0 && matches!(m.ability, Ability::Sensor | Ability::Gripper))
-            .count()
+        let unspent = |ability: Ability| {
+            self.modules.iter().enumerate().filter(|(i, m)| spent >> i & 1 == 0 && m.ability == ability).count()
+        };
+        let sensors = unspent(Ability::Sensor);
+        if self.rules.gripper_active_only && sensors == 0 {
+            return 0;
+        }
+        sensors + unspent(Ability::Gripper)
     }
 }
