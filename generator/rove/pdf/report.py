@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reportlab.graphics.shapes import Drawing, Group, Line, Rect, String
@@ -97,10 +97,29 @@ def bar_chart(categories: Sequence[str], series: Sequence[dict[str, Any]], *, he
     if y_max / step > 8:
         step *= 2
     y_max = math.ceil(y_max / step - 1e-9) * step if not percent else y_max
+    top_y = y_max
 
     def y(v: float) -> float:
-        return bottom + ph * (v / y_max if y_max else 0)
+        return bottom + ph * (v / top_y if top_y else 0)
 
+    _axes(d, y, top_y, step, left, bottom, pw, ph, percent, y_label)
+    n = max(1, len(categories))
+    slot = pw / n
+    group_w = slot * 0.72
+    bar_w = group_w / max(1, len(series))
+    for ci, cat in enumerate(categories):
+        x0 = left + slot * ci + (slot - group_w) / 2
+        for si, s in enumerate(series):
+            _bar(d, s, si, ci, n, x0 + si * bar_w, bar_w, y, bottom, show_zero)
+        _category_label(d, cat, left + slot * ci + slot / 2, bottom, rotate_labels)
+    if len(series) > 1:
+        _legend(d, series, left + 4, height)
+    return d
+
+
+def _axes(d: Drawing, y: Callable[[float], float], y_max: float, step: float, left: float,
+          bottom: float, pw: float, ph: float, percent: bool, y_label: str) -> None:
+    """The grid lines with their figures, the two axes and the y axis' label."""
     k = 0.0
     while k <= y_max + 1e-9:
         d.add(Line(left, y(k), left + pw, y(k), strokeColor=GRID, strokeWidth=0.4))
@@ -117,61 +136,58 @@ def bar_chart(categories: Sequence[str], series: Sequence[dict[str, Any]], *, he
         g.rotate(90)
         d.add(g)
 
-    n = max(1, len(categories))
-    slot = pw / n
-    group_w = slot * 0.72
-    bar_w = group_w / max(1, len(series))
-    for ci, cat in enumerate(categories):
-        x0 = left + slot * ci + (slot - group_w) / 2
-        for si, s in enumerate(series):
-            v = s["values"][ci]
-            color = s.get("color", SERIES[si % len(SERIES)])
-            bx = x0 + si * bar_w
-            b_lo = (s.get("band_low") or [None] * n)[ci]
-            b_hi = (s.get("band_high") or [None] * n)[ci]
-            if b_lo is not None and b_hi is not None and b_hi > b_lo:
-                d.add(Rect(bx - 2, y(b_lo), bar_w + 4, y(b_hi) - y(b_lo), fillColor=BAND,
-                           strokeColor=SERIES[0], strokeWidth=0.4, strokeDashArray=[2, 2]))
-            if v is not None and (v or show_zero):
-                h = max(0.0, y(v) - bottom)
-                # a zero still shows, as a thin line on the axis
-                d.add(Rect(bx + 0.5, bottom, bar_w - 1, max(h, 1.2), fillColor=color,
-                           strokeColor=None))
-            lo = (s.get("low") or [None] * n)[ci]
-            hi = (s.get("high") or [None] * n)[ci]
-            if lo is not None and hi is not None:
-                cx = bx + bar_w / 2
-                cap = min(4.0, bar_w * 0.3)
-                d.add(Line(cx, y(lo), cx, y(hi), strokeColor=INK, strokeWidth=0.8))
-                d.add(Line(cx - cap, y(lo), cx + cap, y(lo), strokeColor=INK, strokeWidth=0.8))
-                d.add(Line(cx - cap, y(hi), cx + cap, y(hi), strokeColor=INK, strokeWidth=0.8))
-            if s.get("labels") and s["labels"][ci]:
-                text = s["labels"][ci]
-                h = y(v or 0) - bottom
-                if h > 14:  # inside the bar, left of the whisker, in white
-                    d.add(String(bx + 4, y(v or 0) - 10, text, fontName=FONT_BOLD, fontSize=7,
-                                 fillColor=colors.white))
-                else:
-                    d.add(String(bx + 4, y(v or 0) + 3, text, fontName=FONT_BOLD, fontSize=7,
-                                 fillColor=INK))
-        cx = left + slot * ci + slot / 2
-        if rotate_labels:
-            g = Group(String(0, 0, cat, fontName=FONT, fontSize=6.5, textAnchor="end",
-                             fillColor=INK))
-            g.translate(cx + 2, bottom - 4)
-            g.rotate(45)
-            d.add(g)
+
+def _bar(d: Drawing, s: dict[str, Any], si: int, ci: int, n: int, bx: float, bar_w: float,
+         y: Callable[[float], float], bottom: float, show_zero: bool) -> None:
+    """Series ``si``'s bar for category ``ci`` at ``bx``: its band, bar, whisker and label."""
+    v = s["values"][ci]
+    color = s.get("color", SERIES[si % len(SERIES)])
+    b_lo = (s.get("band_low") or [None] * n)[ci]
+    b_hi = (s.get("band_high") or [None] * n)[ci]
+    if b_lo is not None and b_hi is not None and b_hi > b_lo:
+        d.add(Rect(bx - 2, y(b_lo), bar_w + 4, y(b_hi) - y(b_lo), fillColor=BAND,
+                   strokeColor=SERIES[0], strokeWidth=0.4, strokeDashArray=[2, 2]))
+    if v is not None and (v or show_zero):
+        h = max(0.0, y(v) - bottom)
+        # a zero still shows, as a thin line on the axis
+        d.add(Rect(bx + 0.5, bottom, bar_w - 1, max(h, 1.2), fillColor=color, strokeColor=None))
+    lo = (s.get("low") or [None] * n)[ci]
+    hi = (s.get("high") or [None] * n)[ci]
+    if lo is not None and hi is not None:
+        cx = bx + bar_w / 2
+        cap = min(4.0, bar_w * 0.3)
+        d.add(Line(cx, y(lo), cx, y(hi), strokeColor=INK, strokeWidth=0.8))
+        d.add(Line(cx - cap, y(lo), cx + cap, y(lo), strokeColor=INK, strokeWidth=0.8))
+        d.add(Line(cx - cap, y(hi), cx + cap, y(hi), strokeColor=INK, strokeWidth=0.8))
+    if s.get("labels") and s["labels"][ci]:
+        text = s["labels"][ci]
+        h = y(v or 0) - bottom
+        if h > 14:  # inside the bar, left of the whisker, in white
+            d.add(String(bx + 4, y(v or 0) - 10, text, fontName=FONT_BOLD, fontSize=7,
+                         fillColor=colors.white))
         else:
-            d.add(String(cx, bottom - 10, cat, fontName=FONT, fontSize=7, textAnchor="middle",
+            d.add(String(bx + 4, y(v or 0) + 3, text, fontName=FONT_BOLD, fontSize=7,
                          fillColor=INK))
-    if len(series) > 1:
-        lx = left + 4
-        for si, s in enumerate(series):
-            color = s.get("color", SERIES[si % len(SERIES)])
-            d.add(Rect(lx, height - 10, 7, 7, fillColor=color, strokeColor=None))
-            d.add(String(lx + 10, height - 9, s["name"], fontName=FONT, fontSize=7, fillColor=INK))
-            lx += 16 + len(s["name"]) * 4.2
-    return d
+
+
+def _category_label(d: Drawing, cat: str, cx: float, bottom: float, rotate: bool) -> None:
+    if rotate:
+        g = Group(String(0, 0, cat, fontName=FONT, fontSize=6.5, textAnchor="end",
+                         fillColor=INK))
+        g.translate(cx + 2, bottom - 4)
+        g.rotate(45)
+        d.add(g)
+    else:
+        d.add(String(cx, bottom - 10, cat, fontName=FONT, fontSize=7, textAnchor="middle",
+                     fillColor=INK))
+
+
+def _legend(d: Drawing, series: Sequence[dict[str, Any]], lx: float, height: float) -> None:
+    for si, s in enumerate(series):
+        color = s.get("color", SERIES[si % len(SERIES)])
+        d.add(Rect(lx, height - 10, 7, 7, fillColor=color, strokeColor=None))
+        d.add(String(lx + 10, height - 9, s["name"], fontName=FONT, fontSize=7, fillColor=INK))
+        lx += 16 + len(s["name"]) * 4.2
 
 
 # --------------------------------------------------------------------------- tables
@@ -213,220 +229,20 @@ def render_report_pdf(report: CheckReport) -> bytes:
     register_fonts()
     st = _styles()
     data = report.to_json(timing=False)
-    spec, opts = data["spec"], data["options"]
+    spec = data["spec"]
     buf = io.BytesIO()
     doc = SimpleDocTemplate(buf, pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
                             topMargin=MARGIN, bottomMargin=MARGIN, invariant=1, pageCompression=1,
                             title=f"rove check - {spec['name']}", author="rove",
                             subject=f"Design check of the ROVE card spec '{spec['name']}'",
                             creator="rove check", initialFontName=FONT)
-    story: list[Any] = []
-    P = Paragraph
-    story.append(P(f"rove check: {_esc(spec['name'])}", st["title"]))
-    limit = ("no time limit" if opts["time_limit"] is None else
-             f"time limit {opts['time_limit']:g} s per solve (safety net)")
-    story.append(P(
-        f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
-        f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
-        f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
-        f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
-        f"mission-cost solve; {limit}."
-        + (f" Players: {', '.join(opts['players'])}" if opts.get("players") else "")
-        + (f" (the expert with {data['expert']['node_limit']} nodes a deal)."
-           if data.get("expert") else "." if opts.get("players") else "")
-        + " Rules: "
-        + ", ".join(f"{k} {str(v).lower()}" for k, v in opts["rules"].items()) + ".",
-        st["body"]))
-    story.append(P(_esc(data["reproducibility"]["note"]) + ".", st["small"]))
-
-    # ---- static checks
-    story.append(P("Static checks", st["h2"]))
-    rows: list[list[Any]] = [["status", "check", "detail"]]
-    for c in data["checks"]:
-        detail = _esc(c["detail"])
-        for it in c["items"][:12]:
-            detail += f"<br/>{_esc(it['card'])}: " + _esc(it.get("problem") or "; ".join(it.get("problems", [])))
-        if len(c["items"]) > 12:
-            detail += f"<br/>... and {len(c['items']) - 12} more"
-        rows.append([c["status"], P(_esc(c["title"]), st["cell"]), P(detail, st["cell"])])
-    story.append(_table(rows, [16 * mm, 58 * mm, WIDTH - 74 * mm], align_right_from=99, status_col=0))
-
-    # ---- winnability
-    win = data["winnability"]
-    ex = data.get("expert")
-    diffs = list(win) or list(opts["difficulties"])
-    story.append(P("Winnability per difficulty", st["h2"]))
-    series: list[dict[str, Any]] = []
-    if win:
-        story.append(P("Thoughtful player (the exact solver, who knows the whole draw order: an "
-                       "upper bound for anyone): win rate among decided deals (solved or proven "
-                       "unsolvable); whiskers: 95% Wilson interval. Unknown deals (limit reached) "
-                       "are not counted as wins or losses; the pale dashed band and the bounds "
-                       "column hold the win rate over all deals, whatever the unknowns turn out "
-                       "to be.", st["small"]))
-        series.append(
-            {"name": "thoughtful", "color": SERIES[0], "values": [w["win_rate"] for w in win.values()],
-             "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
-             "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
-             "band_low": [w["bounds"][0] for w in win.values()],
-             "band_high": [w["bounds"][1] for w in win.values()],
-             "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
-                        for w in win.values()]})
-    if ex is not None:
-        ew = ex["winnability"]
-        story.append(P("Expert player (" + _esc(ex["description"]) + "): win rate over all deals, "
-                       "every one decided; whiskers: 95% Wilson interval.", st["small"]))
-        series.append(
-            {"name": "expert", "color": SERIES[1], "values": [ew[d]["win_rate"] for d in diffs],
-             "low": [ew[d]["wilson95"][0] if ew[d]["wilson95"] else None for d in diffs],
-             "high": [ew[d]["wilson95"][1] if ew[d]["wilson95"] else None for d in diffs],
-             "labels": [fmt_pct(ew[d]["win_rate"]) for d in diffs]})
-    chart = bar_chart(diffs, series, height=130 if len(series) > 1 else 120, y_max=1.0,
-                      percent=True, y_label="win rate", width=WIDTH * (0.75 if len(series) > 1 else 0.6))
-    parts: list[Any] = [Spacer(1, 3), chart, Spacer(1, 4)]
-    if win:
-        rows = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate", "Wilson 95%",
-                 "bounds (all deals)"]]
-        for d, w in win.items():
-            ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
-            rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
-                         ci, f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
-        parts.append(_table(rows))
-    story.append(KeepTogether(parts))
-    if ex is not None:
-        rows = [["difficulty", "deals", "won", "lost", "stuck", "budget", "no mission",
-                 "expert", "Wilson 95%", "thoughtful", "gap (points)"]]
-        for d in diffs:
-            w = ex["winnability"][d]
-            ci = "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
-            rows.append([d, w["deals"], w["won"], w["lost"], w["lost_by"]["stuck"],
-                         w["lost_by"]["budget"], w["lost_by"]["no_mission"], fmt_pct(w["win_rate"]),
-                         ci, fmt_pct(w["thoughtful_win_rate"]),
-                         "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}"])
-        story.append(Spacer(1, 4))
-        story.append(_table(rows))
-        story.append(Spacer(1, 3))
-        story.append(P(f"The expert's games end won or lost, never unknown: stuck (no completion "
-                       f"of the mission from what it holds), budget (its mission search reached "
-                       f"the limit of {ex['node_limit']} nodes a deal: the expert failing, not a "
-                       "proof), no mission (none left to reveal). A deal it wins is winnable: its "
-                       "plan, replayed by the rules engine, is the proof.", st["small"]))
-        if ex.get("foresight"):
-            story.append(Spacer(1, 3))
-            story.append(P(_esc(ex["foresight"]), st["body"]))
-
-    # ---- mission costs
-    mc = data["mission_costs"]
-    story.append(CondPageBreak(90 * mm))
-    story.append(P("Mission costs from the start layouts", st["h2"]))
-    if mc["arrangements"]:
-        sampled = (f"a seeded sample of {mc['arrangements']} of the {mc['arrangements_possible']}"
-                   if mc["sampled"] else f"all {mc['arrangements']}")
-        story.append(P(f"Optimal points to complete each mission from {sampled} start arrangements "
-                       "(2 rows of 3 as dealt), with a bare budget and an empty hand: once with every "
-                       "ability available, once with none. Bars: median; whiskers: min to max.",
-                       st["small"]))
-        cards = list(mc["missions"])
-        series = []
-        for key, name, color in (("with_abilities", "with abilities", SERIES[0]),
-                                 ("no_abilities", "no abilities", SERIES[1])):
-            vals = [mc["missions"][c][key] for c in cards]
-            series.append({"name": name, "color": color, "values": [v["median"] for v in vals],
-                           "low": [v["min"] for v in vals], "high": [v["max"] for v in vals]})
-        story.append(bar_chart(cards, series, height=125, y_label="points", integer=True))
-        hist = [mc["overall"][k]["histogram"] for k in ("with_abilities", "no_abilities")]
-        span = max((len(h) for h in hist), default=0)
-        if span:
-            story.append(Spacer(1, 4))
-            story.append(P("Distribution of optimal costs over every (start, mission) pair.", st["small"]))
-            story.append(bar_chart(
-                [str(i) for i in range(span)],
-                [{"name": "with abilities", "color": SERIES[0],
-                  "values": [(hist[0][i] if i < len(hist[0]) else 0) for i in range(span)]},
-                 {"name": "no abilities", "color": SERIES[1],
-                  "values": [(hist[1][i] if i < len(hist[1]) else 0) for i in range(span)]}],
-                height=95, y_label="count", integer=True, width=WIDTH * 0.7, show_zero=False))
-        rows = [["card", "mission", "abil. min", "median", "max", "mean", "none min", "median",
-                 "max", "mean", "reached", "unknown"]]
-        for cid, e in mc["missions"].items():
-            wa, na = e["with_abilities"], e["no_abilities"]
-            rows.append([cid, e["title"], *(fmt_num(wa[k]) for k in ("min", "median", "max", "mean")),
-                         *(fmt_num(na[k]) for k in ("min", "median", "max", "mean")),
-                         e["reachable_from"], wa["unknown"] + na["unknown"]])
-        story.append(Spacer(1, 4))
-        story.append(_table(rows, align_right_from=2))
-    else:
-        story.append(P("Skipped (no start arrangement was solved).", st["small"]))
-    pts = data["points"]
-    story.append(Spacer(1, 4))
-    story.append(P(
-        f"Points: the deck's movement sides give {pts['base_total']} base / {pts['bonus_total']} "
-        f"bonus points in all (mean {pts['base_mean']:g} / {pts['bonus_mean']:g} a card); "
-        f"{pts['missions_to_win']} missions at the median cost need "
-        f"{fmt_num(pts['needed_no_abilities'])} points without abilities, "
-        f"{fmt_num(pts['needed_with_abilities'])} with every ability.", st["body"]))
-
-    # ---- cards
-    cards_j = data["cards"]
-    story.append(CondPageBreak(90 * mm))
-    story.append(P("Cards", st["h2"]))
-    story.append(P("Cost: mean optimal points of the mission from the starts, with every ability / "
-                   "with none. Blocked (blk): how often the card's mission was the one a lost "
-                   "(unsolvable) deal could not complete, i.e. the mission the deepest line reached. "
-                   "Plays and bonus plays count the movement side in the winning plans found.",
-                   st["small"]))
-    if any(c["blocked_total"] for c in cards_j.values()):
-        story.append(bar_chart(list(cards_j), [
-            {"name": d, "color": SERIES[i % len(SERIES)],
-             "values": [c["blocked"][d] for c in cards_j.values()]}
-            for i, d in enumerate(opts["difficulties"])], height=110, y_label="lost deals",
-            integer=True, show_zero=False))
-    else:
-        story.append(P("No deal was proven unsolvable, so no mission blocked a game.", st["body"]))
-    rows = [["card", "mission", "cost abil./none", "base/bonus", *(f"blk {d[:4]}" for d in diffs),
-             "blk share", "plays", "bonus", "bonus share"]]
-    for cid, c in cards_j.items():
-        rows.append([cid, c["title"],
-                     f"{fmt_num(c['mission_cost_mean'])} / {fmt_num(c['mission_cost_mean_no_abilities'])}",
-                     f"{c['base']}/{c['bonus']}",
-                     *(c["blocked"][d] for d in diffs), fmt_pct(c["blocked_share"]), c["plays"],
-                     c["bonus_plays"], fmt_pct(c["bonus_share"])])
-    story.append(Spacer(1, 4))
-    story.append(_table(rows, align_right_from=2))
-
-    # ---- cards, for the expert
-    if ex is not None:
-        ecards = ex["cards"]
-        story.append(CondPageBreak(70 * mm))
-        story.append(P("Cards for the expert", st["h2"]))
-        story.append(P("Failed: how often the card's mission was the one the expert's lost game "
-                       "ended on. Plays and bonus plays count the movement side over all its "
-                       "games, won or lost.", st["small"]))
-        if any(c["failed_total"] for c in ecards.values()):
-            story.append(bar_chart(list(ecards), [
-                {"name": d, "color": SERIES[i % len(SERIES)],
-                 "values": [c["failed"][d] for c in ecards.values()]}
-                for i, d in enumerate(opts["difficulties"])], height=110, y_label="lost games",
-                integer=True, show_zero=False))
-        else:
-            story.append(P("The expert lost no game on a mission.", st["body"]))
-        rows = [["card", "mission", *(f"failed {d[:4]}" for d in diffs), "failed share", "plays",
-                 "bonus", "bonus share"]]
-        for cid, c in ecards.items():
-            rows.append([cid, c["title"], *(c["failed"][d] for d in diffs), fmt_pct(c["failed_share"]),
-                         c["plays"], c["bonus_plays"], fmt_pct(c["bonus_share"])])
-        story.append(Spacer(1, 4))
-        story.append(_table(rows, align_right_from=2))
-
-    # ---- modules
-    story.append(P("Modules", st["h2"]))
-    story.append(P("Ability uses in the winning plans found; a use through Gripper counts for "
-                   "Gripper (uses) and for the triggered module (via Gripper).", st["small"]))
-    rows = [["module", "name", "ability", "uses", "via Gripper", "wins using", "share of wins"]]
-    for code, m in data["modules"].items():
-        rows.append([code, m["name"], m["ability"], m["uses"], m["triggered_via_gripper"],
-                     m["wins_using"], fmt_pct(m["wins_using_share"])])
-    story.append(_table(rows, align_right_from=3))
+    story: list[Any] = [
+        *_heading(data, st), *_static_checks(data["checks"], st), *_winnability(data, st),
+        *_mission_costs(data["mission_costs"], data["points"], st), *_cards(data, st),
+    ]
+    if data.get("expert") is not None:
+        story += _expert_cards(data, st)
+    story += _modules(data["modules"], st)
 
     def footer(canvas: Any, doc_: Any) -> None:
         canvas.saveState()
@@ -438,3 +254,246 @@ def render_report_pdf(report: CheckReport) -> bytes:
 
     doc.build(story, onFirstPage=footer, onLaterPages=footer)
     return buf.getvalue()
+
+
+Styles = dict[str, ParagraphStyle]
+
+
+def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
+    """The title, what was run and how, and the reproducibility note."""
+    spec, opts = data["spec"], data["options"]
+    limit = ("no time limit" if opts["time_limit"] is None else
+             f"time limit {opts['time_limit']:g} s per solve (safety net)")
+    return [
+        Paragraph(f"rove check: {_esc(spec['name'])}", st["title"]),
+        Paragraph(
+            f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
+            f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
+            f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
+            f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
+            f"mission-cost solve; {limit}."
+            + (f" Players: {', '.join(opts['players'])}" if opts.get("players") else "")
+            + (f" (the expert with {data['expert']['node_limit']} nodes a deal)."
+               if data.get("expert") else "." if opts.get("players") else "")
+            + " Rules: "
+            + ", ".join(f"{k} {str(v).lower()}" for k, v in opts["rules"].items()) + ".",
+            st["body"]),
+        Paragraph(_esc(data["reproducibility"]["note"]) + ".", st["small"]),
+    ]
+
+
+def _static_checks(checks: list[dict[str, Any]], st: Styles) -> list[Any]:
+    rows: list[list[Any]] = [["status", "check", "detail"]]
+    for c in checks:
+        detail = _esc(c["detail"])
+        for it in c["items"][:12]:
+            detail += f"<br/>{_esc(it['card'])}: " + _esc(it.get("problem") or "; ".join(it.get("problems", [])))
+        if len(c["items"]) > 12:
+            detail += f"<br/>... and {len(c['items']) - 12} more"
+        rows.append([c["status"], Paragraph(_esc(c["title"]), st["cell"]), Paragraph(detail, st["cell"])])
+    return [Paragraph("Static checks", st["h2"]),
+            _table(rows, [16 * mm, 58 * mm, WIDTH - 74 * mm], align_right_from=99, status_col=0)]
+
+
+def _wilson_span(w: dict[str, Any]) -> str:
+    return "-" if w["wilson95"] is None else f"{fmt_pct(w['wilson95'][0])} - {fmt_pct(w['wilson95'][1])}"
+
+
+def _win_series(win: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The thoughtful player's bars: win rate, Wilson whiskers, the bounds as a band."""
+    return {"name": "thoughtful", "color": SERIES[0], "values": [w["win_rate"] for w in win.values()],
+            "low": [w["wilson95"][0] if w["wilson95"] else None for w in win.values()],
+            "high": [w["wilson95"][1] if w["wilson95"] else None for w in win.values()],
+            "band_low": [w["bounds"][0] for w in win.values()],
+            "band_high": [w["bounds"][1] for w in win.values()],
+            "labels": [fmt_pct(w["win_rate"]) if w["win_rate"] is not None else "undecided"
+                       for w in win.values()]}
+
+
+def _expert_series(ew: dict[str, dict[str, Any]], diffs: list[str]) -> dict[str, Any]:
+    return {"name": "expert", "color": SERIES[1], "values": [ew[d]["win_rate"] for d in diffs],
+            "low": [ew[d]["wilson95"][0] if ew[d]["wilson95"] else None for d in diffs],
+            "high": [ew[d]["wilson95"][1] if ew[d]["wilson95"] else None for d in diffs],
+            "labels": [fmt_pct(ew[d]["win_rate"]) for d in diffs]}
+
+
+def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
+    """Win rates per difficulty: the chart (thoughtful and expert side by side), the
+    thoughtful table, then the expert's."""
+    win = data["winnability"]
+    ex = data.get("expert")
+    diffs = list(win) or list(data["options"]["difficulties"])
+    story: list[Any] = [Paragraph("Winnability per difficulty", st["h2"])]
+    series: list[dict[str, Any]] = []
+    if win:
+        story.append(Paragraph(
+            "Thoughtful player (the exact solver, who knows the whole draw order: an "
+            "upper bound for anyone): win rate among decided deals (solved or proven "
+            "unsolvable); whiskers: 95% Wilson interval. Unknown deals (limit reached) "
+            "are not counted as wins or losses; the pale dashed band and the bounds "
+            "column hold the win rate over all deals, whatever the unknowns turn out "
+            "to be.", st["small"]))
+        series.append(_win_series(win))
+    if ex is not None:
+        story.append(Paragraph("Expert player (" + _esc(ex["description"]) + "): win rate over all "
+                               "deals, every one decided; whiskers: 95% Wilson interval.", st["small"]))
+        series.append(_expert_series(ex["winnability"], diffs))
+    chart = bar_chart(diffs, series, height=130 if len(series) > 1 else 120, y_max=1.0,
+                      percent=True, y_label="win rate", width=WIDTH * (0.75 if len(series) > 1 else 0.6))
+    parts: list[Any] = [Spacer(1, 3), chart, Spacer(1, 4)]
+    if win:
+        rows: list[list[Any]] = [["difficulty", "deals", "solved", "unsolvable", "unknown", "win rate",
+                                  "Wilson 95%", "bounds (all deals)"]]
+        for d, w in win.items():
+            rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
+                         _wilson_span(w), f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
+        parts.append(_table(rows))
+    story.append(KeepTogether(parts))
+    if ex is not None:
+        story += _expert_winnability(ex, diffs, st)
+    return story
+
+
+def _expert_winnability(ex: dict[str, Any], diffs: list[str], st: Styles) -> list[Any]:
+    rows: list[list[Any]] = [["difficulty", "deals", "won", "lost", "stuck", "budget", "no mission",
+                              "expert", "Wilson 95%", "thoughtful", "gap (points)"]]
+    for d in diffs:
+        w = ex["winnability"][d]
+        rows.append([d, w["deals"], w["won"], w["lost"], w["lost_by"]["stuck"],
+                     w["lost_by"]["budget"], w["lost_by"]["no_mission"], fmt_pct(w["win_rate"]),
+                     _wilson_span(w), fmt_pct(w["thoughtful_win_rate"]),
+                     "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}"])
+    story: list[Any] = [
+        Spacer(1, 4), _table(rows), Spacer(1, 3),
+        Paragraph(f"The expert's games end won or lost, never unknown: stuck (no completion "
+                  f"of the mission from what it holds), budget (its mission search reached "
+                  f"the limit of {ex['node_limit']} nodes a deal: the expert failing, not a "
+                  "proof), no mission (none left to reveal). A deal it wins is winnable: its "
+                  "plan, replayed by the rules engine, is the proof.", st["small"])]
+    if ex.get("foresight"):
+        story += [Spacer(1, 3), Paragraph(_esc(ex["foresight"]), st["body"])]
+    return story
+
+
+def _mission_costs(mc: dict[str, Any], pts: dict[str, Any], st: Styles) -> list[Any]:
+    """Mission costs from the starts (chart, distribution, table) and the points line."""
+    story: list[Any] = [CondPageBreak(90 * mm), Paragraph("Mission costs from the start layouts", st["h2"])]
+    if mc["arrangements"]:
+        story += _mission_cost_figures(mc, st)
+    else:
+        story.append(Paragraph("Skipped (no start arrangement was solved).", st["small"]))
+    story.append(Spacer(1, 4))
+    story.append(Paragraph(
+        f"Points: the deck's movement sides give {pts['base_total']} base / {pts['bonus_total']} "
+        f"bonus points in all (mean {pts['base_mean']:g} / {pts['bonus_mean']:g} a card); "
+        f"{pts['missions_to_win']} missions at the median cost need "
+        f"{fmt_num(pts['needed_no_abilities'])} points without abilities, "
+        f"{fmt_num(pts['needed_with_abilities'])} with every ability.", st["body"]))
+    return story
+
+
+def _mission_cost_figures(mc: dict[str, Any], st: Styles) -> list[Any]:
+    sampled = (f"a seeded sample of {mc['arrangements']} of the {mc['arrangements_possible']}"
+               if mc["sampled"] else f"all {mc['arrangements']}")
+    story: list[Any] = [Paragraph(
+        f"Optimal points to complete each mission from {sampled} start arrangements "
+        "(2 rows of 3 as dealt), with a bare budget and an empty hand: once with every "
+        "ability available, once with none. Bars: median; whiskers: min to max.", st["small"])]
+    cards = list(mc["missions"])
+    series = []
+    for key, name, color in (("with_abilities", "with abilities", SERIES[0]),
+                             ("no_abilities", "no abilities", SERIES[1])):
+        vals = [mc["missions"][c][key] for c in cards]
+        series.append({"name": name, "color": color, "values": [v["median"] for v in vals],
+                       "low": [v["min"] for v in vals], "high": [v["max"] for v in vals]})
+    story.append(bar_chart(cards, series, height=125, y_label="points", integer=True))
+    hist = [mc["overall"][k]["histogram"] for k in ("with_abilities", "no_abilities")]
+    span = max((len(h) for h in hist), default=0)
+    if span:
+        story.append(Spacer(1, 4))
+        story.append(Paragraph("Distribution of optimal costs over every (start, mission) pair.", st["small"]))
+        story.append(bar_chart(
+            [str(i) for i in range(span)],
+            [{"name": "with abilities", "color": SERIES[0],
+              "values": [(hist[0][i] if i < len(hist[0]) else 0) for i in range(span)]},
+             {"name": "no abilities", "color": SERIES[1],
+              "values": [(hist[1][i] if i < len(hist[1]) else 0) for i in range(span)]}],
+            height=95, y_label="count", integer=True, width=WIDTH * 0.7, show_zero=False))
+    rows: list[list[Any]] = [["card", "mission", "abil. min", "median", "max", "mean", "none min",
+                              "median", "max", "mean", "reached", "unknown"]]
+    for cid, e in mc["missions"].items():
+        wa, na = e["with_abilities"], e["no_abilities"]
+        rows.append([cid, e["title"], *(fmt_num(wa[k]) for k in ("min", "median", "max", "mean")),
+                     *(fmt_num(na[k]) for k in ("min", "median", "max", "mean")),
+                     e["reachable_from"], wa["unknown"] + na["unknown"]])
+    story.append(Spacer(1, 4))
+    story.append(_table(rows, align_right_from=2))
+    return story
+
+
+def _per_difficulty_chart(cards: dict[str, dict[str, Any]], key: str, difficulties: list[str],
+                          y_label: str) -> Drawing:
+    """Bars per card, one series a difficulty, of ``card[key][difficulty]``."""
+    return bar_chart(list(cards), [
+        {"name": d, "color": SERIES[i % len(SERIES)], "values": [c[key][d] for c in cards.values()]}
+        for i, d in enumerate(difficulties)], height=110, y_label=y_label, integer=True,
+        show_zero=False)
+
+
+def _cards(data: dict[str, Any], st: Styles) -> list[Any]:
+    """Per card: the lost deals each mission blocked (chart) and the card table."""
+    cards_j = data["cards"]
+    diffs = list(data["winnability"]) or list(data["options"]["difficulties"])
+    story: list[Any] = [CondPageBreak(90 * mm), Paragraph("Cards", st["h2"]), Paragraph(
+        "Cost: mean optimal points of the mission from the starts, with every ability / "
+        "with none. Blocked (blk): how often the card's mission was the one a lost "
+        "(unsolvable) deal could not complete, i.e. the mission the deepest line reached. "
+        "Plays and bonus plays count the movement side in the winning plans found.", st["small"])]
+    if any(c["blocked_total"] for c in cards_j.values()):
+        story.append(_per_difficulty_chart(cards_j, "blocked", data["options"]["difficulties"],
+                                           "lost deals"))
+    else:
+        story.append(Paragraph("No deal was proven unsolvable, so no mission blocked a game.", st["body"]))
+    rows: list[list[Any]] = [["card", "mission", "cost abil./none", "base/bonus",
+                              *(f"blk {d[:4]}" for d in diffs), "blk share", "plays", "bonus",
+                              "bonus share"]]
+    for cid, c in cards_j.items():
+        rows.append([cid, c["title"],
+                     f"{fmt_num(c['mission_cost_mean'])} / {fmt_num(c['mission_cost_mean_no_abilities'])}",
+                     f"{c['base']}/{c['bonus']}",
+                     *(c["blocked"][d] for d in diffs), fmt_pct(c["blocked_share"]), c["plays"],
+                     c["bonus_plays"], fmt_pct(c["bonus_share"])])
+    return [*story, Spacer(1, 4), _table(rows, align_right_from=2)]
+
+
+def _expert_cards(data: dict[str, Any], st: Styles) -> list[Any]:
+    """Per card, for the expert: the lost games that ended on each mission, and its plays."""
+    ecards = data["expert"]["cards"]
+    diffs = list(data["winnability"]) or list(data["options"]["difficulties"])
+    story: list[Any] = [CondPageBreak(70 * mm), Paragraph("Cards for the expert", st["h2"]), Paragraph(
+        "Failed: how often the card's mission was the one the expert's lost game "
+        "ended on. Plays and bonus plays count the movement side over all its "
+        "games, won or lost.", st["small"])]
+    if any(c["failed_total"] for c in ecards.values()):
+        story.append(_per_difficulty_chart(ecards, "failed", data["options"]["difficulties"],
+                                           "lost games"))
+    else:
+        story.append(Paragraph("The expert lost no game on a mission.", st["body"]))
+    rows: list[list[Any]] = [["card", "mission", *(f"failed {d[:4]}" for d in diffs), "failed share",
+                              "plays", "bonus", "bonus share"]]
+    for cid, c in ecards.items():
+        rows.append([cid, c["title"], *(c["failed"][d] for d in diffs), fmt_pct(c["failed_share"]),
+                     c["plays"], c["bonus_plays"], fmt_pct(c["bonus_share"])])
+    return [*story, Spacer(1, 4), _table(rows, align_right_from=2)]
+
+
+def _modules(modules: dict[str, dict[str, Any]], st: Styles) -> list[Any]:
+    rows: list[list[Any]] = [["module", "name", "ability", "uses", "via Gripper", "wins using",
+                              "share of wins"]]
+    for code, m in modules.items():
+        rows.append([code, m["name"], m["ability"], m["uses"], m["triggered_via_gripper"],
+                     m["wins_using"], fmt_pct(m["wins_using_share"])])
+    return [Paragraph("Modules", st["h2"]),
+            Paragraph("Ability uses in the winning plans found; a use through Gripper counts for "
+                      "Gripper (uses) and for the triggered module (via Gripper).", st["small"]),
+            _table(rows, align_right_from=3)]
