@@ -318,6 +318,16 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
     return winnability
 
 
+def _card_counts(card: str, difficulties: Sequence[str], ended: list[Row], key: str,
+                 played: list[Row]) -> tuple[dict[str, int], int, int, int]:
+    """Per difficulty, the games of ``ended`` whose ``key`` names the card, and their total;
+    the card's plays and bonus plays over the games of ``played``."""
+    by_difficulty = {d: sum(r[key] == card for r in ended if r["difficulty"] == d) for d in difficulties}
+    plays = sum(r["plays"].get(card, 0) for r in played)
+    bplays = sum(r["bonus_plays"].get(card, 0) for r in played)
+    return by_difficulty, sum(by_difficulty.values()), plays, bplays
+
+
 def card_section(spec: Spec, options: CheckOptions, deals: list[Row],
                  per_card: dict[str, Row]) -> dict[str, Row]:
     """Per card: its mission's cost, the lost deals it blocked, its plays in the wins."""
@@ -325,11 +335,8 @@ def card_section(spec: Spec, options: CheckOptions, deals: list[Row],
     losses = [r for r in deals if r["status"] == "unsolvable"]
     cards: dict[str, Row] = {}
     for c in spec.cards:
-        blocked = {d: sum(r["blocker"] == c.id for r in losses if r["difficulty"] == d)
-                   for d in options.difficulties}
-        total_blocked = sum(blocked.values())
-        plays = sum(r["plays"].get(c.id, 0) for r in wins)
-        bplays = sum(r["bonus_plays"].get(c.id, 0) for r in wins)
+        blocked, total_blocked, plays, bplays = _card_counts(c.id, options.difficulties, losses,
+                                                             "blocker", wins)
         cards[c.id] = {
             "title": c.mission.title,
             "base": c.movement.points, "bonus": c.movement.bonus,
@@ -451,11 +458,8 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
     lost = [r for r in experts if r["status"] == "lost"]
     cards: dict[str, dict[str, Any]] = {}
     for c in spec.cards:
-        failed = {d: sum(r["failed_mission"] == c.id for r in lost if r["difficulty"] == d)
-                  for d in options.difficulties}
-        total = sum(failed.values())
-        plays = sum(r["plays"].get(c.id, 0) for r in experts)
-        bplays = sum(r["bonus_plays"].get(c.id, 0) for r in experts)
+        failed, total, plays, bplays = _card_counts(c.id, options.difficulties, lost,
+                                                    "failed_mission", experts)
         cards[c.id] = {
             "title": c.mission.title, "failed": failed, "failed_total": total,
             "failed_share": _r(total / len(lost)) if lost else None,
