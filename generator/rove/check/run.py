@@ -16,7 +16,6 @@ from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
 from .report import CheckReport, aggregate
 
 ProgressFn = Callable[[str, int, int], None]
-_DEFAULT_OPTIONS = CheckOptions()
 
 _SPECS: dict[tuple[str, str], Spec] = {}
 
@@ -186,7 +185,7 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tup
     return tasks, arrangements
 
 
-def run_check(spec: Spec, options: CheckOptions = _DEFAULT_OPTIONS, executor: Any = None,
+def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any = None,
               progress: ProgressFn | None = None) -> CheckReport:
     """Run every check of a spec.  ``executor`` (``rove.executors``) runs the tasks;
     None runs them in this process.  ``progress(group, done, total)`` is called as tasks
