@@ -52,6 +52,7 @@ from typing import Any
 from .actions import Action, plan_to_json
 from .deal import start_layout
 from .engine import Deck, state_cells, state_from_position, unpack
+from .errors import SolverBug
 from .grid import Cell
 from .position import Current, Position, normalized_cells
 from .replay import replay
@@ -194,7 +195,7 @@ def mission_title(rng: random.Random, used: set[str]) -> str:
         if title not in used:
             used.add(title)
             return title
-    raise AssertionError("title lists exhausted")
+    raise SolverBug("title lists exhausted")
 
 
 # --------------------------------------------------------------------------- the generator
@@ -323,7 +324,7 @@ class _MissionSearch:
         r = solve_search(pos, time_limit=min(SEARCH_SECONDS, max(1.0, self.clock.left())))
         self.stats["search_seconds"] += time.monotonic() - t0
         if r.status == "unsolvable":
-            raise AssertionError("generator bug: the synthesis plan completes a pattern the "
+            raise SolverBug("generator bug: the synthesis plan completes a pattern the "
                                  "search engine proves impossible")
         if r.status != "solved" or r.plan is None:
             return None
@@ -342,7 +343,7 @@ class _MissionSearch:
         r = solve_cpsat(pos, time_limit=max(1.0, min(PROOF_DTIME, self.clock.left())), hint=False)
         self.stats["proof_seconds"] += time.monotonic() - t0
         if r.status == "solved":
-            raise AssertionError(f"engines disagree: the search engine proves {cost} points optimal "
+            raise SolverBug(f"engines disagree: the search engine proves {cost} points optimal "
                                  f"but CP-SAT completes the mission with {r.points}")
         if r.status != "unsolvable":
             raise GenerationFailed(f"CP-SAT could not prove the optimum of a candidate ({r.reason})",

@@ -53,9 +53,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action
-from ..engine import GOAL, LOST, WON, Deck, IllegalAction, State, apply, state_from_position
+from ..engine import (
+    GOAL,
+    LOST,
+    WON,
+    Deck,
+    IllegalAction,
+    State,
+    apply,
+    sensor_draws_left,
+    state_from_position,
+)
+from ..errors import SolverBug
 from ..position import Position
-from ..replay import verify_plan
+from ..replay import states_along, verify_plan
 from .result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
 
 ENGINE = "cpsat"
@@ -85,17 +96,6 @@ class Bounds:
         return self.moves + self.plays + self.abilities
 
 
-def _draw_flips(deck: Deck, s: State) -> int:
-    """Flips that can draw a card: active Sensors, and active Grippers when a Sensor can
-    be triggered through them."""
-    sensors = [i for i, m in enumerate(deck.modules) if m.ability == "sensor"]
-    active = [i for i in range(deck.n) if not s.spent >> i & 1]
-    own = sum(1 for i in sensors if i in active)
-    reachable = [i for i in sensors if i in active or deck.rules.gripper_target != "active_only"]
-    grip = sum(1 for i in active if deck.modules[i].ability == "gripper") if reachable else 0
-    return own + grip
-
-
 def _useful_flips(deck: Deck, s: State, cardless: bool) -> int:
     """Active modules whose use can change something, an upper bound on the ability uses
     of an optimal plan.
@@ -122,7 +122,7 @@ def mission_bounds(deck: Deck, s: State) -> Bounds:
 
     With no card within reach (no hand, no current card, empty piles: a bare budget)
     nothing can be drawn or played, so plays and takes are 0, not one per draw flip."""
-    takes = _draw_flips(deck, s)
+    takes = sensor_draws_left(deck, s.spent)
     known = s.draw + s.discard
     drawable = known[:takes]
     slots = max(0, takes - len(known))
@@ -150,13 +150,6 @@ def _search_hint(pos: Position, seconds: float | None, nodes: int | None = None,
     return None, r.status == UNSOLVABLE
 
 
-def _states(deck: Deck, start: State, plan: list[Action]) -> list[State]:
-    out = [start]
-    for a in plan:
-        out.append(apply(deck, out[-1], a))
-    return out
-
-
 def _cut_at_goal(deck: Deck, start: State, plan: list[Action]) -> list[Action]:
     """The plan up to the first action after which the goal is reached.
 
@@ -167,7 +160,7 @@ def _cut_at_goal(deck: Deck, start: State, plan: list[Action]) -> list[Action]:
         try:
             s = apply(deck, s, a)
         except IllegalAction as exc:
-            raise AssertionError(f"cpsat model bug: step {i} ({a}) is illegal: {exc}") from None
+            raise SolverBug(f"cpsat model bug: step {i} ({a}) is illegal: {exc}") from None
         if s.status in (GOAL, WON):
             return plan[:i + 1]
     return plan
@@ -387,7 +380,7 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
                           noop_abilities=not deck.rules.auto_complete_on_reveal, min_actions=1)
         model.m.add(model.n_moves <= moves)
         if known is not None and plan_cost(known)[0] <= moves:
-            model.hint(known, _states(deck, start, known))
+            model.hint(known, states_along(deck, start, known))
         stats["model"] = {"variables": len(model.m.proto.variables),
                           "constraints": len(model.m.proto.constraints)}
         solver, status = _run(model, budget, seed, log)
@@ -400,7 +393,7 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
             return result(SOLVED, plan, True, stats=stats)
         if status == cp_model.INFEASIBLE:
             if known is not None and plan_cost(known)[0] <= moves:
-                raise AssertionError("cpsat model bug: infeasible although a replayed plan fits")
+                raise SolverBug("cpsat model bug: infeasible although a replayed plan fits")
             continue
         if known is not None:
             return result(SOLVED, known, False, f"{budget.limit} reached; plan from the search "
@@ -418,7 +411,7 @@ def game_bounds(deck: Deck, s: State) -> Bounds:
     """Upper bounds for a whole game: ``R`` missions left, each completion but the last
     reveals a mission and draws a card (two takes), Sensor flips take one each."""
     left = deck.missions_to_win - s.done
-    flips = _draw_flips(deck, s)
+    flips = sensor_draws_left(deck, s.spent)
     takes = flips + 2 * max(0, left - 1)
     known = s.draw + s.discard
     slots = max(0, takes - len(known))

@@ -94,6 +94,7 @@ from ortools.sat.python import cp_model
 
 from ..actions import Action
 from ..engine import DIR_NAMES, Deck, State, unpack
+from ..errors import SolverBug
 from ..grid import DIRECTION_BY_NAME
 from ..rules import HAND_LIMIT
 from ..spec import ANY, EMPTY, Pattern
@@ -1152,7 +1153,7 @@ class RoveModel:
                 else:
                     act = Action.ability(codes[g], via=via)
             if act is None:
-                raise AssertionError(f"cpsat model bug: step {t} has no action")
+                raise SolverBug(f"cpsat model bug: step {t} has no action")
             plan.append(act)
         return plan
 
