@@ -28,8 +28,8 @@ except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
 from rove.check import CheckOptions, run_check  # noqa: E402
-from rove.deal import DIFFICULTIES  # noqa: E402
 from rove.executors import make_executor  # noqa: E402
+from rove.generators.deals import DIFFICULTIES  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
 

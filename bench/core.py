@@ -9,7 +9,7 @@ Three figures:
   through the core's own generator (``rove._core.generate_all``, inside Rust, no
   conversion), on the same positions (deals advanced by random legal play), and the
   ratio;
-* bare-budget mission puzzles (``rove.puzzles.bare_budget_puzzle``: random legal play
+* bare-budget mission puzzles (``rove.generators.positions.bare_budget_puzzle``: random legal play
   from a deal, then modules spent until two to six are, a mission not yet matched,
   ``--budget`` points, no cards): seconds per solve in-process through
   ``rove.solve.search.solve`` (plan replayed through the engine included) with the
@@ -39,8 +39,8 @@ except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
 from rove.engine import Deck, State, successors  # noqa: E402
+from rove.generators.positions import bare_budget_puzzle, playing_states  # noqa: E402
 from rove.position import Position  # noqa: E402
-from rove.puzzles import bare_budget_puzzle, playing_states  # noqa: E402
 from rove.solve import core  # noqa: E402
 from rove.solve.result import SolveResult  # noqa: E402
 from rove.solve.search import solve  # noqa: E402
@@ -48,7 +48,7 @@ from rove.spec import load_spec  # noqa: E402
 
 
 def positions(spec_ref: str, count: int, seed: int) -> tuple[Deck, list[State]]:
-    """``count`` playing states with a legal action (``rove.puzzles.playing_states``)."""
+    """``count`` playing states with a legal action (``rove.generators.positions.playing_states``)."""
     spec = load_spec(spec_ref)
     return Deck(spec), playing_states(spec, count, seed)
 

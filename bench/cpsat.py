@@ -93,7 +93,7 @@ def load_bench_spec(name: str) -> Any:
 
 def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict[str, Any]:
     """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden."""
-    from rove.solve.cpsat import solve as solve_cpsat
+    from rove.solve.cpsat import solve_cpsat
     from rove.solve.search import solve as solve_search
 
     t0 = time.perf_counter()
@@ -143,7 +143,7 @@ def answer(r: dict[str, Any]) -> tuple[Any, ...]:
 
 def bench_generate(seeds: int, count: int, lo: int, hi: int) -> dict[str, Any]:
     """Proven missions per minute of the CEGAR generator on the bundled deck."""
-    from rove.generate import GenerationFailed, Settings, generate_missions
+    from rove.generators.missions import GenerationFailed, Settings, generate_missions
     from rove.spec import load_spec
 
     spec = load_spec("standard")
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gen-count", type=int, default=7, help="generator --count")
     args = ap.parse_args(argv)
 
-    from rove.puzzles import bare_budget_puzzle, random_mission_puzzle
+    from rove.generators.positions import bare_budget_puzzle, random_mission_puzzle
 
     spec = load_bench_spec(args.spec)
     if args.bare:

@@ -68,8 +68,8 @@ def _spec(ref: str):  # noqa: ANN202 - rove.spec.Spec, imported lazily in worker
 
 
 def instance(kind: str, seed: int, spec_ref: str):  # noqa: ANN201 - a Position
-    from rove.deal import deal
-    from rove.puzzles import random_mission_puzzle
+    from rove.generators.deals import deal
+    from rove.generators.positions import random_mission_puzzle
 
     spec = _spec(spec_ref)
     if kind == "puzzle":

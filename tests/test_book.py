@@ -28,7 +28,6 @@ from typer.testing import CliRunner
 from rove.actions import Action, load_plan
 from rove.book import analyse
 from rove.book.build import measured, parse_mix, spec_copy, split_count, star_quotas
-from rove.book.generate import CHAIN_MIN_ABILITIES, Settings, _nudge, count_solutions, mission_puzzle
 from rove.book.grade import (
     EASIER_WHEN_LARGER,
     HARDER_WHEN_LARGER,
@@ -41,6 +40,7 @@ from rove.book.grade import (
 )
 from rove.cli import app
 from rove.engine import Deck, state_from_position
+from rove.generators.puzzles import CHAIN_MIN_ABILITIES, Settings, _nudge, count_solutions, mission_puzzle
 from rove.grid import connected
 from rove.position import Current, load_position, parse_position
 from rove.replay import replay
@@ -199,7 +199,7 @@ def test_pdf_is_byte_identical_across_runs(made: Path, tmp_path: Path) -> None:
 def test_letter_paper(made: Path) -> None:
     """The exported puzzles, printed on Letter."""
     from rove.book.build import render_book
-    from rove.book.generate import Puzzle
+    from rove.generators.puzzles import Puzzle
 
     ps = []
     for name, y, plan_file in puzzles(made):
@@ -314,7 +314,7 @@ def test_pdf_text_holds_no_python_values(mixed: Path, made: Path, campaign_book:
 
 def test_measured_leaves_out_what_is_not_a_number(mixed: Path) -> None:
     """A flag, None or nan where a count belongs is left out of the solutions' words."""
-    from rove.book.generate import Puzzle
+    from rove.generators.puzzles import Puzzle
 
     pos = load_position(mixed / "ex" / "02-deal.yaml")
     plan = tuple(load_plan(mixed / "ex" / "02-deal.plan.json"))

@@ -23,9 +23,9 @@ from rove.check import (
     wilson,
 )
 from rove.cli import app
-from rove.deal import deal
 from rove.engine import WON, Deck, state_from_position
 from rove.executors import LocalPoolExecutor, SerialExecutor, chunked
+from rove.generators.deals import deal
 from rove.position import parse_position
 from rove.spec import load_spec
 

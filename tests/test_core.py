@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from conftest import STANDARD, flow_data, standard_data
 
-from rove.deal import deal
 from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_position, successors
-from rove.puzzles import random_mission_puzzle
+from rove.generators.deals import deal
+from rove.generators.positions import random_mission_puzzle
 from rove.rules import OPTIONS, Rules
 from rove.solve import core
 from rove.solve.astar import solve_mission_python, solve_mission_state

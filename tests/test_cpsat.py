@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 
 from rove.actions import Action
-from rove.deal import deal
+from rove.generators.deals import deal
+from rove.generators.positions import random_mission_puzzle
 from rove.position import Position, parse_position
-from rove.puzzles import random_mission_puzzle
 from rove.replay import verify_plan
-from rove.solve.cpsat import solve as solve_cpsat
+from rove.solve.cpsat import solve_cpsat
 from rove.solve.result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
 from rove.solve.search import solve as solve_search
 from rove.spec import Spec, load_spec

@@ -20,8 +20,8 @@ from test_cpsat import L6, Lab, active, mod
 
 from rove.actions import Action
 from rove.engine import Deck, state_from_position
+from rove.generators.positions import bare_budget_puzzle
 from rove.grid import DIRECTION_BY_NAME
-from rove.puzzles import bare_budget_puzzle
 from rove.solve import cpsat as engine
 from rove.solve.result import SOLVED, UNSOLVABLE, SolveResult
 from rove.solve.search import solve as solve_search
@@ -42,7 +42,7 @@ def standard() -> Spec:
 
 
 def cpsat(pos: Any, **kw: Any) -> SolveResult:
-    return engine.solve(pos, deterministic_time=BUDGET, workers=1, hint=False, **kw)
+    return engine.solve_cpsat(pos, deterministic_time=BUDGET, workers=1, hint=False, **kw)
 
 
 def answer(r: SolveResult) -> tuple[Any, ...]:
@@ -120,5 +120,5 @@ class TestHintIsOnlyAHint:
             return poor, False
 
         monkeypatch.setattr(engine, "_search_hint", fake)
-        r = engine.solve(pos, deterministic_time=BUDGET, workers=1, hint=True)
+        r = engine.solve_cpsat(pos, deterministic_time=BUDGET, workers=1, hint=True)
         assert answer(r) == answer(want) and r.optimal, (want, r)

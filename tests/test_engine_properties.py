@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rove.actions import Action
-from rove.deal import deal
 from rove.engine import (
     PLAYING,
     WON,
@@ -36,6 +35,7 @@ from rove.engine import (
     unpack,
     valid,
 )
+from rove.generators.deals import deal
 from rove.grid import DIRECTIONS, connected
 from rove.position import Current, Position, dump_position, parse_position
 from rove.replay import replay

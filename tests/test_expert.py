@@ -12,8 +12,8 @@ import pytest
 
 from rove.actions import Action
 from rove.check import CheckOptions, run_check
-from rove.deal import deal
 from rove.engine import WON, Deck, State, apply, position_from_state, state_from_position
+from rove.generators.deals import deal
 from rove.position import parse_position
 from rove.replay import verify_plan
 from rove.solve import expert

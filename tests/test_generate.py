@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rove.cli import app
-from rove.deal import start_layout
 from rove.engine import Deck, state_cells, state_from_position
-from rove.generate import (
+from rove.generators.deals import start_layout
+from rove.generators.missions import (
     GenerationFailed,
     Settings,
     _position,
@@ -120,8 +120,8 @@ def synth_at_start(cuts=(), alike=(), size=None, named=None):
     """The pattern model with horizon 0: its only layout is the standard start."""
     from ortools.sat.python import cp_model
 
+    from rove.generators.patterns import PatternVariables
     from rove.solve.cpsat_model import RoveModel
-    from rove.solve.cpsat_synth import PatternVariables
 
     deck = Deck(with_mission(movement_only(SPEC), _unmatchable(6)))
     start = state_from_position(deck, _position(deck.spec, start_layout(SPEC.codes), 0))
@@ -180,8 +180,8 @@ def test_patterns_are_one_piece() -> None:
     # piece; B, S and M is not (B and S are two apart), so with those forced it is infeasible
     from ortools.sat.python import cp_model
 
+    from rove.generators.patterns import PatternVariables
     from rove.solve.cpsat_model import RoveModel
-    from rove.solve.cpsat_synth import PatternVariables
 
     deck = Deck(with_mission(movement_only(SPEC), _unmatchable(6)))
     start = state_from_position(deck, _position(deck.spec, START, 0))

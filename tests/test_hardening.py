@@ -406,12 +406,12 @@ def test_option_limits(runner: CliRunner, tmp_path: Path) -> None:
 
 
 def test_ctrl_c_in_a_command_exits_130(runner: CliRunner, monkeypatch) -> None:
-    import rove.deal
+    import rove.generators.deals
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(rove.deal, "deal", interrupted)
+    monkeypatch.setattr(rove.generators.deals, "deal", interrupted)
     result = runner.invoke(app, ["deal", "--seed", "1"])
     assert result.exit_code == 130 and "interrupted" in result.stderr
     assert "Traceback" not in result.output

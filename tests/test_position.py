@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import line_of, replace_once
 
-from rove.deal import DIFFICULTIES, deal
 from rove.errors import InputError, Problem
+from rove.generators.deals import DIFFICULTIES, deal
 from rove.position import Current, Position, dump_position, load_position, parse_position
 from rove.rules import HAND_SIZES, OPTIONS, Rules
 from rove.spec import load_spec

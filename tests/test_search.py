@@ -26,8 +26,8 @@ from conftest import TRIO_SPEC
 
 from rove.actions import Action
 from rove.engine import GOAL, WON, Deck, state_from_position
+from rove.generators.positions import random_mission_puzzle
 from rove.position import Position, parse_position
-from rove.puzzles import random_mission_puzzle
 from rove.replay import replay
 from rove.solve.baseline import solve_mission_bfs
 from rove.solve.nodes import Budget, Limit
@@ -687,7 +687,7 @@ def test_game_winnable_plan_replays_to_a_win(specs: Path) -> None:
 
 
 def test_fresh_deals_of_a_tiny_spec_are_won(specs: Path) -> None:
-    from rove.deal import deal
+    from rove.generators.deals import deal
 
     spec = load_spec(specs / "trio.yaml")
     for seed in range(4):
@@ -766,7 +766,7 @@ def test_game_optimal_matches_the_baseline_on_tiny_deals(specs: Path, seed: int)
     the uniform-cost baseline's cheapest win (``pytest -m slow``)."""
     from dataclasses import replace
 
-    from rove.deal import deal
+    from rove.generators.deals import deal
 
     spec = load_spec(specs / "trio.yaml")
     for spent in ("", "B", "LM", "BM"):

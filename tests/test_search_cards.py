@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from rove.deal import deal
 from rove.engine import PLAYING, WON, Deck, State, state_from_position, successors, unpack
+from rove.generators.deals import deal
+from rove.generators.positions import random_play
 from rove.position import Position, layout_text, normalized_cells, parse_position
-from rove.puzzles import random_play
 from rove.replay import verify_plan
 from rove.solve.result import UNKNOWN
 from rove.solve.search import solve

@@ -1005,7 +1005,7 @@ def test_position_schema_matches_the_code(tmp_path: Path, position_schema: dict)
 
 
 def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema: dict, standard: Spec) -> None:
-    from rove.deal import deal
+    from rove.generators.deals import deal
     from rove.position import dump_position
     from rove.rules import Rules
 

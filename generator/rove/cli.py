@@ -192,7 +192,7 @@ def deal(
     """Write a random fresh deal as a position (YAML)."""
     from dataclasses import replace
 
-    from .deal import deal as make_deal
+    from .generators.deals import deal as make_deal
     from .position import dump_position
     from .spec import load_spec
 
@@ -233,7 +233,7 @@ def solve(
 
     pos = load_position(position)
     if engine is Engine.cpsat:
-        from .solve.cpsat import solve as solve_cpsat
+        from .solve.cpsat import solve_cpsat
 
         result = solve_cpsat(pos, time_limit=time_limit, optimal=optimal)
     else:
@@ -495,7 +495,7 @@ def book(
         parse_mix,
         render_book,
     )
-    from .book.generate import KIND_NAMES, Settings
+    from .generators.puzzles import KIND_NAMES, Settings
     from .spec import load_spec
 
     try:
@@ -592,8 +592,8 @@ def generate_missions(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .generate import GenerationFailed, Settings
-    from .generate import generate_missions as run
+    from .generators.missions import GenerationFailed, Settings
+    from .generators.missions import generate_missions as run
     from .spec import load_spec
 
     sp = load_spec(spec)

@@ -26,9 +26,7 @@ from pathlib import Path
 
 from ..actions import dumps_plan
 from ..errors import SolverBug
-from ..position import dump_position, normalized_cells
-from ..spec import Spec
-from .generate import (
+from ..generators.puzzles import (
     DEAL_DIFFICULTIES,
     KIND_NAMES,
     Puzzle,
@@ -40,6 +38,8 @@ from .generate import (
     mission_puzzle,
     potential_stars,
 )
+from ..position import dump_position, normalized_cells
+from ..spec import Spec
 from .grade import GRADING_TEXT
 
 KIND_ORDER = ("mission", "hand", "deal", "campaign")

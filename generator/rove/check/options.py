@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ..deal import DIFFICULTIES
+from ..generators.deals import DIFFICULTIES
 from ..spec import Spec
 
 BARE_BUDGET = 99  # points of the bare budget for mission costs from the starts: never binding

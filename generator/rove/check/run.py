@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..deal import deal, start_layout
+from ..generators.deals import deal, start_layout
 from ..spec import Spec, load_spec
 from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
 from .report import CheckReport, aggregate

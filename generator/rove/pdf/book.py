@@ -21,8 +21,8 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
-from ..deal import start_layout
 from ..engine import Deck, State, matched_cells, state_cells, state_from_position
+from ..generators.deals import start_layout
 from ..grid import Cell, Direction
 from ..position import Position
 from ..replay import states_along
@@ -49,7 +49,7 @@ STAR_INK = Color(0.20, 0.20, 0.22)
 
 @dataclass(frozen=True)
 class BookPuzzle:
-    """A puzzle as the book prints it (built from ``rove.book.generate.Puzzle``)."""
+    """A puzzle as the book prints it (built from ``rove.generators.puzzles.Puzzle``)."""
 
     number: int
     name: str              # export name, e.g. 07-mission

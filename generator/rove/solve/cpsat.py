@@ -166,7 +166,7 @@ def _cut_at_goal(deck: Deck, start: State, plan: list[Action]) -> list[Action]:
     return plan
 
 
-def solve(pos: Position, time_limit: float | None = None, optimal: bool = False, *,
+def solve_cpsat(pos: Position, time_limit: float | None = None, optimal: bool = False, *,
           hint: bool = True, seed: int = SEED, log: bool = False,
           deterministic_time: float | None = None, workers: int | None = None,
           hint_nodes: int | None = None) -> SolveResult:

@@ -223,7 +223,7 @@ class RoveModel:
 
     ``goal`` is ``mission``, ``game`` or ``free`` (plays as for a mission but nothing is
     required of the last state: the mission generator adds its own pattern variables
-    there, see ``cpsat_synth``).  ``max_takes`` bounds queue takes (draws and
+    there, see ``rove.generators.patterns``).  ``max_takes`` bounds queue takes (draws and
     reveals) over the plan and ``universe`` lists every card that can be in the hand,
     current or in a slot; ``noop_abilities`` keeps ability uses that change nothing.
     """

@@ -38,7 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..actions import Action
-from ..deal import deal
+from ..book import analyse
+from ..book.grade import Features, score, stars
 from ..engine import Deck, State, state_cells, state_from_position
 from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
@@ -47,8 +48,7 @@ from ..rules import HAND_SIZES
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit
 from ..spec import Spec
-from . import analyse
-from .grade import Features, score, stars
+from .deals import deal
 
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
               "campaign": "Campaign"}
@@ -512,8 +512,8 @@ CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
 def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """A campaign from ``rove generate missions`` (seeded by the label), or None when the
     generator gives up or a proof runs out of nodes."""
-    from ..generate import GenerationFailed, generate_missions, movement_only
-    from ..generate import Settings as GenSettings
+    from .missions import GenerationFailed, generate_missions, movement_only
+    from .missions import Settings as GenSettings
 
     rng = random.Random(f"rove-book:campaign:{label}")
     count = rng.choice(CAMPAIGN_MISSIONS)

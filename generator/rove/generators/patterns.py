@@ -1,6 +1,6 @@
 """Mission patterns as decision variables: the synthesis half of the mission generator.
 
-Imported only by ``rove.generate`` (OR-Tools is never loaded at ``import rove``).
+Imported only by ``rove.generators.missions`` (OR-Tools is never loaded at ``import rove``).
 
 The model is ``RoveModel`` with goal ``free`` (play from a start state, nothing required
 of the end) plus a pattern read off its last state: ``sel[i]`` says module ``i``'s final
@@ -32,8 +32,8 @@ from itertools import combinations
 from typing import Any
 
 from ..grid import Cell
+from ..solve.cpsat_model import Lit, RoveModel
 from ..spec import ANY, Pattern
-from .cpsat_model import Lit, RoveModel
 
 
 class PatternVariables:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .deal import deal
-from .engine import PLAYING, Deck, State, position_from_state, state_from_position, successors
-from .position import Current, Position, normalized_cells
-from .spec import Spec
+from ..engine import PLAYING, Deck, State, position_from_state, state_from_position, successors
+from ..position import Current, Position, normalized_cells
+from ..spec import Spec
+from .deals import deal
 
 
 def random_play(deck: Deck, s: State, rng: random.Random, steps: int) -> State:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from .grid import Cell
-from .position import Position
-from .rules import HAND_SIZES, Rules
-from .spec import Spec
+from ..grid import Cell
+from ..position import Position
+from ..rules import HAND_SIZES, Rules
+from ..spec import Spec
 
 DIFFICULTIES = tuple(HAND_SIZES)
 
