@@ -95,7 +95,49 @@ def _ids(value: Any, line: int, key: str, probs: Problems) -> tuple[str, ...] | 
 
 
 def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
+    """A position from its parsed YAML: every problem of the file is collected (each
+    section below adds its own) before one InputError names them all."""
     probs = Problems(path)
+    _check_keys(data, path, probs)
+    spec_ref = data["spec"]
+    spec = _read_spec(data, path, base_dir)
+    L = data.line_of
+    goal = data.get("goal", "game")
+    if goal not in GOALS:
+        probs.add(L("goal"), f"goal is {goal!r}; use game or mission")
+    cells = _read_layout(data, spec, probs)
+    spent = _read_spent(data, spec, probs)
+    done = data.get("missions_done", 0)
+    if not isinstance(done, int) or isinstance(done, bool) or not 0 <= done < spec.missions_to_win:
+        probs.add(L("missions_done"), f"missions_done is {done!r}; give a whole number from 0 to "
+                                      f"{spec.missions_to_win - 1}")
+        done = 0
+    mission = data["mission"]
+    hand = _ids(data.get("hand"), L("hand"), "hand", probs)
+    draw = _ids(data.get("draw"), L("draw"), "draw", probs)
+    discard = _ids(data.get("discard"), L("discard"), "discard", probs)
+    completed = _ids(data.get("completed"), L("completed"), "completed", probs)
+    if hand is not None and len(hand) > HAND_LIMIT:
+        probs.add(L("hand"), f"hand holds {len(hand)} cards; the hand limit is {HAND_LIMIT}")
+    current = _read_current(data, probs)
+    _check_cards(data, spec, probs, [
+        ("mission", (mission,) if isinstance(mission, str) else None),
+        ("hand", hand), ("draw", draw), ("discard", discard), ("completed", completed),
+        ("current", (current.card,) if current and current.card else ()),
+    ])
+    if completed is not None and len(completed) > done:
+        probs.add(L("completed"), f"completed lists {len(completed)} cards but missions_done is {done}")
+    rules = _read_rules(data, probs)
+    probs.raise_if_any()
+    assert hand is not None and draw is not None and discard is not None and completed is not None
+    return Position(spec=spec, layout=Position.layout_of(cells), mission=mission, goal=goal,
+                    spent=spent, missions_done=done, hand=hand, draw=draw, discard=discard,
+                    current=current, rules=rules, completed=completed, spec_ref=spec_ref)
+
+
+def _check_keys(data: Any, path: str, probs: Problems) -> None:
+    """A mapping of known keys with the format and the keys every position needs (the
+    rest of the reading relies on them, so problems here are raised at once)."""
     if not isinstance(data, LineDict):
         raise InputError.single(path, 1, "a position must be a YAML mapping (format, spec, layout, ...)")
     allowed = {"format", "spec", "goal", "layout", "spent", "missions_done", "mission", "hand",
@@ -112,105 +154,100 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
             probs.add(data.line, f"position is missing '{key}'; add it")
     probs.raise_if_any()
 
+
+def _read_spec(data: LineDict, path: str, base_dir: Path) -> Spec:
+    """The spec the position names; its own problems follow a line that says so."""
     spec_ref = data["spec"]
     if not isinstance(spec_ref, str):
         raise InputError.single(path, data.line_of("spec"), "spec must be a bundled name or a path")
     try:
-        spec = load_spec(spec_ref, base_dir)
+        return load_spec(spec_ref, base_dir)
     except InputError as exc:
         head = Problems(path)
         head.add(data.line_of("spec"), f"spec {spec_ref!r} cannot be used; fix the problems below "
                                        "or name another spec")
         raise InputError([*head.items, *exc.problems]) from None
 
-    L = data.line_of
-    goal = data.get("goal", "game")
-    if goal not in GOALS:
-        probs.add(L("goal"), f"goal is {goal!r}; use game or mission")
 
+def _read_layout(data: LineDict, spec: Spec, probs: Problems) -> dict[str, Cell]:
+    """Module code -> cell from the layout text: every module once, in one group."""
+    L = data.line_of
     cells: dict[str, Cell] = {}
     layout = data["layout"]
     if not isinstance(layout, str):
         probs.add(L("layout"), "layout must be grid text of module codes, like 'B C G' / 'L M S'")
-    else:
-        try:
-            rows = grid_rows(layout)
-        except GridTextError as exc:
-            probs.add(L("layout"), f"layout: {exc}")
-            rows = []
-        for y, row in enumerate(rows):
-            for x, ch in enumerate(row):
-                if ch == ".":
-                    continue
-                if ch not in spec.module_by_code:
-                    probs.add(L("layout"), f"layout has {ch!r} in row {y + 1}, which is not a "
-                                           f"module code; use {' '.join(spec.codes)} or '.'")
-                elif ch in cells:
-                    probs.add(L("layout"), f"layout has module {ch} twice; each module is in one place")
-                else:
-                    cells[ch] = (x, y)
-        if rows and not probs:
-            missing = [c for c in spec.codes if c not in cells]
-            if missing:
-                probs.add(L("layout"), f"layout lacks module(s) {' '.join(missing)}; "
-                                       "every module of the spec is on the table exactly once")
-            elif not connected(cells.values()):
-                probs.add(L("layout"), "layout is not one group: every module must touch another "
-                                       "(edge or corner) so that all form one group")
+        return cells
+    try:
+        rows = grid_rows(layout)
+    except GridTextError as exc:
+        probs.add(L("layout"), f"layout: {exc}")
+        rows = []
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            if ch == ".":
+                continue
+            if ch not in spec.module_by_code:
+                probs.add(L("layout"), f"layout has {ch!r} in row {y + 1}, which is not a "
+                                       f"module code; use {' '.join(spec.codes)} or '.'")
+            elif ch in cells:
+                probs.add(L("layout"), f"layout has module {ch} twice; each module is in one place")
+            else:
+                cells[ch] = (x, y)
+    if rows and not probs:
+        missing = [c for c in spec.codes if c not in cells]
+        if missing:
+            probs.add(L("layout"), f"layout lacks module(s) {' '.join(missing)}; "
+                                   "every module of the spec is on the table exactly once")
+        elif not connected(cells.values()):
+            probs.add(L("layout"), "layout is not one group: every module must touch another "
+                                   "(edge or corner) so that all form one group")
+    return cells
 
+
+def _read_spent(data: LineDict, spec: Spec, probs: Problems) -> frozenset[str]:
+    L = data.line_of
     spent_raw = data.get("spent", [])
-    spent: frozenset[str] = frozenset()
     if not isinstance(spent_raw, list) or not all(isinstance(s, str) for s in spent_raw):
         probs.add(L("spent"), "spent must be a list of module codes like [L, S]")
-    else:
-        bad = [s for s in spent_raw if s not in spec.module_by_code]
-        if bad:
-            probs.add(L("spent"), f"spent names unknown module(s) {' '.join(bad)}; "
-                                  f"use codes from {' '.join(spec.codes)}")
-        if len(set(spent_raw)) != len(spent_raw):
-            probs.add(L("spent"), "spent lists a module twice; list each once")
-        spent = frozenset(spent_raw)
+        return frozenset()
+    bad = [s for s in spent_raw if s not in spec.module_by_code]
+    if bad:
+        probs.add(L("spent"), f"spent names unknown module(s) {' '.join(bad)}; "
+                              f"use codes from {' '.join(spec.codes)}")
+    if len(set(spent_raw)) != len(spent_raw):
+        probs.add(L("spent"), "spent lists a module twice; list each once")
+    return frozenset(spent_raw)
 
-    done = data.get("missions_done", 0)
-    if not isinstance(done, int) or isinstance(done, bool) or not 0 <= done < spec.missions_to_win:
-        probs.add(L("missions_done"), f"missions_done is {done!r}; give a whole number from 0 to "
-                                      f"{spec.missions_to_win - 1}")
-        done = 0
 
-    mission = data["mission"]
-    hand = _ids(data.get("hand"), L("hand"), "hand", probs)
-    draw = _ids(data.get("draw"), L("draw"), "draw", probs)
-    discard = _ids(data.get("discard"), L("discard"), "discard", probs)
-    completed = _ids(data.get("completed"), L("completed"), "completed", probs)
-    if hand is not None and len(hand) > HAND_LIMIT:
-        probs.add(L("hand"), f"hand holds {len(hand)} cards; the hand limit is {HAND_LIMIT}")
-
-    current: Current | None = None
+def _read_current(data: LineDict, probs: Problems) -> Current | None:
+    """The current movement card and its points (a card id, or null for a bare budget)."""
+    L = data.line_of
     cur = data.get("current")
-    if cur is not None:
-        if not isinstance(cur, LineDict) or set(cur) - {"card", "points"} or "points" not in cur:
-            probs.add(L("current"), "current must be null or {card: ID or null, points: N}")
-        else:
-            card, pts = cur.get("card"), cur["points"]
-            if not isinstance(pts, int) or isinstance(pts, bool) or not 0 <= pts <= MAX_BUDGET:
-                probs.add(L("current"), f"current points is {pts!r}; give a whole number >= 0 and "
-                                        f"<= {MAX_BUDGET} (the most every engine handles)")
-            elif card is not None and not isinstance(card, str):
-                probs.add(L("current"), "current card must be a card id or null (a bare budget)")
-            elif card is not None and pts < 1:
-                probs.add(L("current"), "a current card with 0 points is already discarded; "
-                                        "put it on the discard pile and write current: null")
-            else:
-                current = Current(card, pts)
+    if cur is None:
+        return None
+    if not isinstance(cur, LineDict) or set(cur) - {"card", "points"} or "points" not in cur:
+        probs.add(L("current"), "current must be null or {card: ID or null, points: N}")
+        return None
+    card, pts = cur.get("card"), cur["points"]
+    if not isinstance(pts, int) or isinstance(pts, bool) or not 0 <= pts <= MAX_BUDGET:
+        probs.add(L("current"), f"current points is {pts!r}; give a whole number >= 0 and "
+                                f"<= {MAX_BUDGET} (the most every engine handles)")
+    elif card is not None and not isinstance(card, str):
+        probs.add(L("current"), "current card must be a card id or null (a bare budget)")
+    elif card is not None and pts < 1:
+        probs.add(L("current"), "a current card with 0 points is already discarded; "
+                                "put it on the discard pile and write current: null")
+    else:
+        return Current(card, pts)
+    return None
 
-    # every card id known, and at most once across the piles
+
+def _check_cards(data: LineDict, spec: Spec, probs: Problems,
+                 groups: list[tuple[str, tuple[str, ...] | None]]) -> None:
+    """Every card id known to the spec, and in one place at most across the piles."""
+    L = data.line_of
     where: dict[str, str] = {}
-    groups: list[tuple[str, tuple[str, ...] | None]] = [
-        ("mission", (mission,) if isinstance(mission, str) else None),
-        ("hand", hand), ("draw", draw), ("discard", discard), ("completed", completed),
-        ("current", (current.card,) if current and current.card else ()),
-    ]
-    if not isinstance(mission, str):
+    if not isinstance(data["mission"], str):
         probs.add(L("mission"), "mission must be a card id like c01")
     for key, ids in groups:
         for cid in ids or ():
@@ -221,27 +258,21 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
                                   "place at a time")
             else:
                 where[cid] = key
-    if completed is not None and len(completed) > done:
-        probs.add(L("completed"), f"completed lists {len(completed)} cards but missions_done is {done}")
 
-    rules = Rules()
+
+def _read_rules(data: LineDict, probs: Problems) -> Rules:
+    """The rule options the position sets (the defaults for the rest)."""
     raw_rules = data.get("rules") or {}
     if not isinstance(raw_rules, dict):
-        probs.add(L("rules"), "rules must be a mapping of option: value")
-    else:
-        bad_rule = False
-        for k, v in raw_rules.items():
-            if k not in OPTIONS or v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
-                line = raw_rules.line_of(k) if isinstance(raw_rules, LineDict) else L("rules")
-                probs.add(line, option_message(k, v))
-                bad_rule = True
-        if not bad_rule:
-            rules = Rules(**raw_rules)
-    probs.raise_if_any()
-    assert hand is not None and draw is not None and discard is not None and completed is not None
-    return Position(spec=spec, layout=Position.layout_of(cells), mission=mission, goal=goal,
-                    spent=spent, missions_done=done, hand=hand, draw=draw, discard=discard,
-                    current=current, rules=rules, completed=completed, spec_ref=spec_ref)
+        probs.add(data.line_of("rules"), "rules must be a mapping of option: value")
+        return Rules()
+    bad_rule = False
+    for k, v in raw_rules.items():
+        if k not in OPTIONS or v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
+            line = raw_rules.line_of(k) if isinstance(raw_rules, LineDict) else data.line_of("rules")
+            probs.add(line, option_message(k, v))
+            bad_rule = True
+    return Rules() if bad_rule else Rules(**raw_rules)
 
 
 # --------------------------------------------------------------------------- writing
