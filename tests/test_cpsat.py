@@ -11,24 +11,24 @@ budget of deterministic time (``deterministic_time=``, a count of its work, not 
 and the search under a node budget, so a test gives the same verdict on any machine,
 however busy.  Speed is measured by ``bench/cpsat.py``, not here.
 
-``slow`` tests are skipped unless run with ``-m slow`` (or ``ROVE_SLOW=1``).
+``slow`` tests are deselected unless run with ``-m slow``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ALL, NEVER, STD, STD6, STD_MODULES, Lab, active, card, mod, rove_script
 
 from rove.actions import Action
 from rove.generators.deals import deal
 from rove.generators.positions import random_mission_puzzle
-from rove.position import Position, parse_position
+from rove.position import Position
 from rove.replay import verify_plan
 from rove.solve.cpsat import solve_cpsat
 from rove.solve.result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
@@ -61,69 +61,17 @@ def proven(r: SolveResult) -> bool:
 # --------------------------------------------------------------------------- building puzzles
 
 
-def mod(code: str, mid: str, ability: str, kind: str, dirs: list[str],
-        spent: list[tuple[str, list[str]]] | None = None) -> dict[str, Any]:
-    m: dict[str, Any] = {"id": mid, "code": code, "name": mid.title(), "ability": ability,
-                         "arrows": [{"kind": kind, "dirs": dirs}]}
-    if spent is not None:
-        m["spent_arrows"] = [{"kind": k, "dirs": d} for k, d in spent]
-    return m
-
-
-STD = [mod("B", "brain", "brain", "standard", ["orthogonal"]),
-       mod("L", "laser", "laser", "standard", ["diagonal"]),
-       mod("S", "sensor", "sensor", "standard", ["orthogonal"]),
-       mod("C", "coil", "coil", "jump", ["all"]),
-       mod("G", "gripper", "gripper", "short", ["all"]),
-       mod("M", "motor", "motor", "push", ["orthogonal"])]
-ALL = ["B", "L", "S", "C", "G", "M"]
-L6 = "B L S\nC G M"  # B(0,0) L(1,0) S(2,0) / C(0,1) G(1,1) M(2,1)
-NEVER = "B\nL\nS\nC\nG\nM"  # a pattern no test layout matches: all six in one column
-
-
-def card(cid: str, mission: str, points: int = 1, bonus: int = 2, pattern: str | None = None,
-         never: str = "") -> dict[str, Any]:
-    return {"id": cid, "mission": {"title": cid, "pattern": mission},
-            "movement": {"points": points, "bonus": bonus, "pattern": pattern or never or NEVER}}
-
-
-def active(*codes: str) -> list[str]:
-    """The spent list that leaves exactly these modules active."""
-    return [c for c in ALL if c not in codes]
-
-
-class Lab:
-    """Writes small specs to a folder and builds positions from them.
-
-    Cards not given are fillers whose patterns (every module in one column) never match."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.count = 0
-
-    def position(self, layout: str, mission: str, *, cards: list[dict[str, Any]] = (),  # type: ignore[assignment]
-                 modules: list[dict[str, Any]] = STD, hand: list[str] = (),  # type: ignore[assignment]
-                 draw: list[str] = (), discard: list[str] = (),  # type: ignore[assignment]
-                 current: tuple[str | None, int] | None = None, spent: list[str] = (),  # type: ignore[assignment]
-                 rules: dict[str, Any] | None = None) -> Position:
-        never = "\n".join(m["code"] for m in modules)
-        deck = [card("m", mission, never=never), *cards]
-        deck += [card(f"x{i}", never, never=never) for i in range(1, 8)]
-        spec = {"format": "rove-spec/1", "name": "lab", "missions_to_win": 7,
-                "modules": list(modules), "cards": deck}
-        self.count += 1
-        path = self.root / f"spec{self.count}.yaml"
-        path.write_text(json.dumps(spec), encoding="utf-8")
-        data = {"format": "rove-position/1", "spec": str(path), "goal": "mission", "layout": layout,
-                "spent": list(spent), "mission": "m", "hand": list(hand), "draw": list(draw),
-                "discard": list(discard), "rules": rules or {},
-                "current": None if current is None else {"card": current[0], "points": current[1]}}
-        return parse_position(json.dumps(data), "<lab>", self.root)
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
-    return Lab(tmp_path_factory.mktemp("cpsat"))
+def puzzle(lab: Lab, layout: str, mission: str, *, cards: list[dict[str, Any]] | None = None,
+           modules: list[dict[str, Any]] | None = None, **kw: Any) -> Position:
+    """A mission position of ``lab`` (conftest's): its mission, card "m", has the pattern
+    ``mission``; then come ``cards`` and seven fillers, x1 to x7, whose patterns (every
+    module in one column) never match.  ``modules``: the reference six unless given; the
+    other keywords go to ``Lab.position``."""
+    modules = modules or STD_MODULES
+    never = "\n".join(m["code"] for m in modules)
+    deck = [card("m", mission, 1, 2, never), *(cards or ()),
+            *(card(f"x{i}", never, 1, 2, never) for i in range(1, 8))]
+    return lab.position(layout, modules=modules, cards=deck, mission="m", **kw)
 
 
 def cost(r: SolveResult) -> tuple[int | None, int | None, int | None]:
@@ -147,66 +95,66 @@ def solved_optimally(pos: Position, want: tuple[int, int, int]) -> list[Action]:
 class TestKnownOptima:
     def test_one_standard_move(self, lab: Lab) -> None:
         # B W1 or S E1 puts two cells between B and S; no ability is active
-        pos = lab.position(L6, "B . . S", current=(None, 2), spent=ALL)
+        pos = puzzle(lab, STD6, "B . . S", current=(None, 2), spent=ALL)
         assert [str(a) for a in solved_optimally(pos, (1, 0, 0))] in (["B W1"], ["S E1"])
 
     def test_ability_beats_points(self, lab: Lab) -> None:
         # Laser swapping itself with B (or with S) makes "B S" at no point cost
-        pos = lab.position(L6, "B S", current=(None, 3), spent=active("L"))
+        pos = puzzle(lab, STD6, "B S", current=(None, 3), spent=active("L"))
         plan = solved_optimally(pos, (0, 0, 1))
         assert plan[0].module == "L" and set(plan[0].swap or ()) in ({"B", "L"}, {"L", "S"})
 
     def test_bonus_play_is_needed(self, lab: Lab) -> None:
         # n1's base is 0; only its bonus (the layout shows "B L") buys the one move
         n1 = card("n1", NEVER, points=0, bonus=1, pattern="B L")
-        pos = lab.position(L6, "B . . S", cards=[n1], hand=["n1"], spent=ALL)
+        pos = puzzle(lab, STD6, "B . . S", cards=[n1], hand=["n1"], spent=ALL)
         plan = solved_optimally(pos, (1, 1, 0))
         assert plan[0] == Action.play("n1", True)
 
     def test_unsolvable(self, lab: Lab) -> None:
         # no points and a Laser swap cannot spread B and S three cells apart
-        pos = lab.position(L6, "B . . S", current=(None, 0), spent=active("L"))
+        pos = puzzle(lab, STD6, "B . . S", current=(None, 0), spent=active("L"))
         r = cpsat(pos, hint=False)
         assert r.status == UNSOLVABLE and r.plan is None
 
     def test_brain_via_gripper_places_the_gripper(self, lab: Lab) -> None:
         # only Gripper is active: via (spent) Brain it puts itself above Brain
-        pos = lab.position(L6, "G\nB", spent=active("G"))
+        pos = puzzle(lab, STD6, "G\nB", spent=active("G"))
         plan = solved_optimally(pos, (0, 0, 1))
         assert plan == [Action.ability("G", via="B", target="G", to=(0, -1))]
 
     def test_coil_via_gripper_moves_the_coil(self, lab: Lab) -> None:
         # Brain is not next to Gripper; only Coil (spent) can reach the cell above Brain
         layout = "B L S\n. C G M"
-        pos = lab.position(layout, "C\nB", spent=active("G"))
+        pos = puzzle(lab, layout, "C\nB", spent=active("G"))
         assert solved_optimally(pos, (0, 0, 1)) == [Action.ability("G", via="C", to=(0, -1))]
         # ... unless Gripper may only trigger active modules
-        only = lab.position(layout, "C\nB", spent=active("G"), rules={"gripper_target": "active_only"})
+        only = puzzle(lab, layout, "C\nB", spent=active("G"), rules={"gripper_target": "active_only"})
         assert cpsat(only, hint=False).status == UNSOLVABLE
 
     def test_push_moves_the_whole_run(self, lab: Lab) -> None:
         # M E1 pushes B and S along and leaves its old cell empty; no other arrow helps
-        mods = [mod("G", "gripper", "gripper", "short", ["E"]), mod("M", "motor", "motor", "push", ["E"]),
-                mod("B", "brain", "brain", "standard", ["N"]), mod("S", "sensor", "sensor", "standard", ["N"]),
-                mod("C", "coil", "coil", "jump", ["N"])]
-        pos = lab.position("G M B S\n. C . .", "_ M B S", modules=mods, current=(None, 3),
-                           spent=["G", "M", "B", "S", "C"])
+        mods = [mod("G", "gripper", "gripper", ("short", ["E"])), mod("M", "motor", "motor", ("push", ["E"])),
+                mod("B", "brain", "brain", ("standard", ["N"])), mod("S", "sensor", "sensor", ("standard", ["N"])),
+                mod("C", "coil", "coil", ("jump", ["N"]))]
+        pos = puzzle(lab, "G M B S\n. C . .", "_ M B S", modules=mods, current=(None, 3),
+                     spent=["G", "M", "B", "S", "C"])
         assert [str(a) for a in solved_optimally(pos, (1, 0, 0))] == ["M E1"]
 
     def test_jump_passes_over_modules(self, lab: Lab) -> None:
         # Coil jumps over G and M to land right of M
-        pos = lab.position(L6, "M C", current=(None, 3), spent=ALL)
+        pos = puzzle(lab, STD6, "M C", current=(None, 3), spent=ALL)
         assert [str(a) for a in solved_optimally(pos, (1, 0, 0))] == ["C E3"]
 
     def test_flip_only_use_is_kept_when_arrows_change(self, lab: Lab) -> None:
         # Brain's spent side moves E: a placement (even of a module onto its own cell)
         # flips it, then B E1
-        mods = [mod("S", "sensor", "sensor", "standard", ["N"]),
-                mod("L", "laser", "laser", "standard", ["diagonal"]),
-                mod("B", "brain", "brain", "standard", ["N"], spent=[("standard", ["E"])]),
-                mod("G", "gripper", "gripper", "short", ["N"])]
-        pos = lab.position("S L B\n. . G", "S . . B", modules=mods, current=(None, 1),
-                           spent=["S", "L", "G"])
+        mods = [mod("S", "sensor", "sensor", ("standard", ["N"])),
+                mod("L", "laser", "laser", ("standard", ["diagonal"])),
+                mod("B", "brain", "brain", ("standard", ["N"]), spent=[("standard", ["E"])]),
+                mod("G", "gripper", "gripper", ("short", ["N"]))]
+        pos = puzzle(lab, "S L B\n. . G", "S . . B", modules=mods, current=(None, 1),
+                     spent=["S", "L", "G"])
         plan = solved_optimally(pos, (1, 0, 1))
         assert plan[0].module == "B" and plan[1] == Action.move("B", "E", 1)
 
@@ -215,8 +163,8 @@ class TestKnownOptima:
         # c has 1 point left and the piles are empty: spend it (c is discarded), Sensor
         # draws c straight back, play it for one more move
         c = card("c", NEVER, points=2, bonus=3)
-        pos = lab.position(L6, "B . . . S", cards=[c], current=("c", 1), spent=active("S"),
-                           rules={"recycle": recycle})
+        pos = puzzle(lab, STD6, "B . . . S", cards=[c], current=("c", 1), spent=active("S"),
+                     rules={"recycle": recycle})
         plan = solved_optimally(pos, (2, 1, 1))
         assert Action.ability("S") in plan and Action.play("c", False) in plan
         # the search engine agrees
@@ -225,15 +173,15 @@ class TestKnownOptima:
     def test_revealed_match_needs_an_action_without_auto_complete(self, lab: Lab) -> None:
         # "B L" matches at once; with auto_complete_on_reveal false one action must
         # follow, and a Sensor draw (the layout unchanged) is the cheapest
-        pos = lab.position(L6, "B L", draw=["x1"], spent=active("S"),
-                           rules={"auto_complete_on_reveal": False})
+        pos = puzzle(lab, STD6, "B L", draw=["x1"], spent=active("S"),
+                     rules={"auto_complete_on_reveal": False})
         assert solved_optimally(pos, (0, 0, 1)) == [Action.ability("S")]
-        default = lab.position(L6, "B L", draw=["x1"], spent=active("S"))
+        default = puzzle(lab, STD6, "B L", draw=["x1"], spent=active("S"))
         r = cpsat(default, hint=False)
         assert r.status == SOLVED and r.plan == () and r.optimal
 
     def test_no_action_possible(self, lab: Lab) -> None:
-        pos = lab.position(L6, "B . . S", current=(None, 0), spent=ALL)
+        pos = puzzle(lab, STD6, "B . . S", current=(None, 0), spent=ALL)
         assert cpsat(pos, hint=False).status == UNSOLVABLE
 
 
@@ -279,11 +227,6 @@ def compare(pos: Position, budget: float = BUDGET) -> tuple[SolveResult, SolveRe
     return a, b, decided and a.status in (SOLVED, UNSOLVABLE)
 
 
-@pytest.fixture(scope="module")
-def standard() -> Spec:
-    return load_spec("standard")
-
-
 #: seeds of random_mission_puzzle(standard, seed, max_budget=4) compared in the default run
 QUICK_SEEDS = range(0, 32)
 #: CP-SAT's deterministic-time budget per puzzle there (the model alone, no search hint):
@@ -315,18 +258,11 @@ SLOW_DECIDED = 295
 SLOW_HAND_BUDGET, SLOW_HAND_DECIDED = 30.0, 25
 
 
-def _slow_enabled(config: pytest.Config) -> bool:
-    expr = config.getoption("markexpr", "") or ""
-    return os.environ.get("ROVE_SLOW") == "1" or ("slow" in expr and "not slow" not in expr)
-
-
 @pytest.mark.slow
-def test_random_puzzles_agree_many(standard: Spec, request: pytest.FixtureRequest) -> None:
+def test_random_puzzles_agree_many(standard: Spec) -> None:
     """A few hundred seeded puzzles (budgets up to 4), then hands kept and budgets up to 8,
     where either engine may run out of its budget: those are counted apart, but most
     must be decided, and no answer may be contradicted."""
-    if not _slow_enabled(request.config):
-        pytest.skip("slow: run with -m slow or ROVE_SLOW=1")
     many = sum(compare(random_mission_puzzle(standard, seed, max_budget=4))[2] for seed in range(300))
     hands = sum(compare(random_mission_puzzle(standard, seed, max_budget=8, keep_hand=True),
                         SLOW_HAND_BUDGET)[2] for seed in range(30))
@@ -335,29 +271,16 @@ def test_random_puzzles_agree_many(standard: Spec, request: pytest.FixtureReques
 
 # --------------------------------------------------------------------------- goal: game
 
-SMALL = {
-    "format": "rove-spec/1", "name": "small", "missions_to_win": 2,
-    "modules": [mod("B", "brain", "brain", "standard", ["orthogonal"]),
-                mod("S", "sensor", "sensor", "standard", ["orthogonal"]),
-                mod("G", "gripper", "gripper", "short", ["all"])],
-    "cards": [card("a", "B S", 0, 1, "# #"), card("b", "S\n#", 0, 2, "#\n#"),
-              card("c", "G . B", 0, 1, "B"), card("d", "# # #", 0, 1, "G S"),
-              card("e", "B\n.\nG", 0, 1, "S _ B")],
-}
+#: a small deck: three of the reference modules, five cards, two missions to win
+SMALL_MODULES = [STD["B"], STD["S"], STD["G"]]
+SMALL_CARDS = [card("a", "B S", 0, 1, "# #"), card("b", "S\n#", 0, 2, "#\n#"),
+               card("c", "G . B", 0, 1, "B"), card("d", "# # #", 0, 1, "G S"),
+               card("e", "B\n.\nG", 0, 1, "S _ B")]
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("small") / "small.yaml"
-    path.write_text(json.dumps(SMALL), encoding="utf-8")
-    return path
-
-
-def game(path: Path, layout: str, mission: str, hand: list[str], draw: list[str],
-         discard: list[str], spent: list[str]) -> Position:
-    data = {"format": "rove-position/1", "spec": str(path), "goal": "game", "layout": layout,
-            "mission": mission, "hand": hand, "draw": draw, "discard": discard, "spent": spent}
-    return parse_position(json.dumps(data), "<game>", path.parent)
+def small(lab: Lab) -> Path:
+    return lab.spec(SMALL_MODULES, SMALL_CARDS, missions_to_win=2)
 
 
 class TestGame:
@@ -372,10 +295,11 @@ class TestGame:
             assert a.points == b.points
             verify_plan(pos, list(b.plan or ()))
 
-    def test_recycling_game_agrees(self, small: Path) -> None:
+    def test_recycling_game_agrees(self, lab: Lab, small: Path) -> None:
         # the draw pile is empty: every card drawn or revealed comes back through the
         # discard pile, and winning needs a card played a second time
-        pos = game(small, "B S G", "e", ["a"], [], ["b"], ["B", "G"])
+        pos = lab.position("B S G", spec=small, goal="game", mission="e", hand=["a"],
+                           discard=["b"], spent=["B", "G"])
         b = cpsat(pos, optimal=True)
         a = search(pos, optimal=True)
         assert b.status == a.status == SOLVED and b.points == a.points == 5 and a.optimal
@@ -383,8 +307,9 @@ class TestGame:
         plays = [x.card for x in b.plan or () if x.act == "play"]
         assert len(plays) > len(set(plays))
 
-    def test_unwinnable_is_proven(self, small: Path) -> None:
-        pos = game(small, "B S G", "e", ["a"], [], ["b"], ["B", "G", "S"])
+    def test_unwinnable_is_proven(self, lab: Lab, small: Path) -> None:
+        pos = lab.position("B S G", spec=small, goal="game", mission="e", hand=["a"],
+                           discard=["b"], spent=["B", "G", "S"])
         assert search(pos).status == UNSOLVABLE
         assert cpsat(pos).status == UNSOLVABLE
 
@@ -400,9 +325,8 @@ def test_cli_solve_json_and_lazy_import(tmp_path: Path, standard: Spec) -> None:
     pos = random_mission_puzzle(standard, 1, max_budget=4)
     path = tmp_path / "p.yaml"
     path.write_text(dump_position(pos), encoding="utf-8")
-    rove = Path(sys.executable).with_name("rove")
     # no --time-limit: a wall clock could cut the proof short on a busy machine
-    out = subprocess.run([str(rove), "solve", str(path), "--engine", "cpsat", "--json"],
+    out = subprocess.run([rove_script(), "solve", str(path), "--engine", "cpsat", "--json"],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)

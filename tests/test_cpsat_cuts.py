@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_cpsat import L6, Lab, active, mod
+from conftest import STD6, Lab, active, mod
+from test_cpsat import puzzle
 
 from rove.actions import Action
 from rove.engine import Deck, state_from_position
@@ -25,20 +26,10 @@ from rove.grid import DIRECTION_BY_NAME
 from rove.solve import cpsat as engine
 from rove.solve.result import SOLVED, UNSOLVABLE, SolveResult
 from rove.solve.search import solve as solve_search
-from rove.spec import Spec, load_spec
+from rove.spec import Spec
 
 BUDGET = 60.0
 SEARCH_NODES = 500_000
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
-    return Lab(tmp_path_factory.mktemp("cuts"))
-
-
-@pytest.fixture(scope="module")
-def standard() -> Spec:
-    return load_spec("standard")
 
 
 def cpsat(pos: Any, **kw: Any) -> SolveResult:
@@ -57,25 +48,25 @@ def all_flips(deck: Deck, s: Any, cardless: bool) -> int:
 class TestCardlessSensor:
     def test_bounds(self, lab: Lab) -> None:
         # bare budget, Sensor and Laser active: nothing to draw or play, one useful flip
-        pos = lab.position(L6, "B S", current=(None, 3), spent=active("L", "S"))
+        pos = puzzle(lab, STD6, "B S", current=(None, 3), spent=active("L", "S"))
         deck = Deck(pos.spec, pos.rules)
         b = engine.mission_bounds(deck, state_from_position(deck, pos))
         assert (b.moves, b.plays, b.abilities, b.takes) == (3, 0, 1, 0)
 
     def test_sensor_counts_with_a_card_to_draw(self, lab: Lab) -> None:
-        pos = lab.position(L6, "B S", current=(None, 3), draw=["x1"], spent=active("L", "S"))
+        pos = puzzle(lab, STD6, "B S", current=(None, 3), draw=["x1"], spent=active("L", "S"))
         deck = Deck(pos.spec, pos.rules)
         b = engine.mission_bounds(deck, state_from_position(deck, pos))
         assert b.abilities == 2 and b.plays == 1
 
     def test_sensor_counts_when_its_flip_changes_arrows(self, lab: Lab) -> None:
         # S's spent side moves E: flip it, then S E2 over L makes "B . . S" (G keeps B joined)
-        mods = [mod("S", "sensor", "sensor", "standard", ["N"], spent=[("standard", ["E"])]),
-                mod("L", "laser", "laser", "standard", ["diagonal"]),
-                mod("B", "brain", "brain", "standard", ["N"]),
-                mod("G", "gripper", "gripper", "short", ["N"])]
-        pos = lab.position("B S L\n. G .", "B . . S", modules=mods, current=(None, 1),
-                           spent=["L", "B", "G"])
+        mods = [mod("S", "sensor", "sensor", ("standard", ["N"]), spent=[("standard", ["E"])]),
+                mod("L", "laser", "laser", ("standard", ["diagonal"])),
+                mod("B", "brain", "brain", ("standard", ["N"])),
+                mod("G", "gripper", "gripper", ("short", ["N"]))]
+        pos = puzzle(lab, "B S L\n. G .", "B . . S", modules=mods, current=(None, 1),
+                     spent=["L", "B", "G"])
         deck = Deck(pos.spec, pos.rules)
         assert engine.mission_bounds(deck, state_from_position(deck, pos)).abilities == 1
         r = cpsat(pos)
