@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -160,7 +161,25 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path: Path,
     assert out.read_text() == "old" and leftovers(tmp_path) == []
 
 
-def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path) -> None:
+@pytest.fixture
+def ctrl_c_reaches_python() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in this process, as in a terminal, even when the
+    tests were started with SIGINT ignored (a shell does that to a job it puts in the
+    background, and Python then keeps ignoring it)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _sigint_default() -> None:
+    """For a child process: SIGINT back to its default before the program starts, so
+    that Python installs its KeyboardInterrupt handler whatever the tests inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path, ctrl_c_reaches_python: None) -> None:
     from rove.outputs import Outputs
 
     with pytest.raises(KeyboardInterrupt):
@@ -421,7 +440,8 @@ def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     """A real SIGINT to the process group (what the terminal sends) mid-run."""
     proc = subprocess.Popen([rove_script(), "check", "standard", "--deals", "100000", "--jobs", "1",
                              "--starts", "0", "--report", str(tmp_path / "r.pdf")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_default)
     time.sleep(4)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -443,7 +463,8 @@ def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
     path = tmp_path / "puzzle.yaml"
     path.write_text(HARD, encoding="utf-8")
     proc = subprocess.Popen([rove_script(), "solve", str(path), "--engine", "cpsat"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_default)
     time.sleep(4)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=300)
