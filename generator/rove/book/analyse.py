@@ -33,6 +33,7 @@ from ..solve import nodes
 from ..solve.astar import solve_mission
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit, canonical_key, dominated_base_play
+from ..solve.result import plan_cost
 
 FIRST_MOVES_CAP = 2
 GREEDY_OPTIMAL, GREEDY_OVERSPENDS, GREEDY_FAILS = 0, 1, 2
@@ -445,8 +446,7 @@ def _optimum(deck: Deck, s: State, budget: Budget, max_points: int) -> Cost | No
         acts, _ = solve_mission(deck, s, budget, max_points=max_points)
     if acts is None:
         return None
-    return (sum(a.act == "move" for a in acts), sum(a.act == "play" for a in acts),
-            sum(a.act == "ability" for a in acts))
+    return plan_cost(acts)
 
 
 def _commute(deck: Deck, s: State, a: Action, b: Action) -> bool:

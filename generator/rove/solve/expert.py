@@ -85,6 +85,7 @@ from ..replay import run_plan
 from ..rules import HAND_LIMIT
 from .astar import solve_mission_state
 from .nodes import Budget, Limit, useful_successors
+from .result import plan_cost
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
 DEFAULT_NODE_LIMIT = 300_000  # nodes of mission search for a whole game
@@ -197,11 +198,6 @@ def _pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:
     return apply(deck, replace(s, mission=-1), plan[-1])
 
 
-def _cost(plan: list[Action]) -> tuple[int, int, int]:
-    return (sum(a.act == "move" for a in plan), sum(a.act == "play" for a in plan),
-            sum(a.act == "ability" for a in plan))
-
-
 def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget, unseen: bool,
               ) -> tuple[int, int]:
     """(class, worth) of a candidate completion from the view ``v``, looking one mission
@@ -300,7 +296,7 @@ def decide(deck: Deck, s: State, budget: _Budget,
     chosen: list[Action] = candidates[0]
     for i, p in enumerate(candidates):
         cls, w = _evaluate(deck, v, p, budget, hidden(s))
-        key = (cls, -w, *_cost(p), i)
+        key = (cls, -w, *plan_cost(p), i)
         if best is None or key < best:
             best, chosen = key, p
     return chosen, None, v
