@@ -29,7 +29,6 @@ pub const GREEDY_NODES: u64 = 2000;
 /// and this share of the node limit.
 pub const GREEDY_SHARE: f64 = 0.05;
 
-
 /// The deepest line so far: missions done and the mission it could not complete (a lost
 /// deal's blocker).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

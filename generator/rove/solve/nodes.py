@@ -43,10 +43,7 @@ class Budget:
 
 def canonical_key(s: State, keep_piles: bool) -> tuple:
     """State up to translation; hand as a set; piles only when a draw can still matter."""
-    xs = [unpack(c) for c in s.cells]
-    x0 = min(x for x, _ in xs)
-    y0 = min(y for _, y in xs)
-    shift = x0 + y0 * STRIDE
+    shift = translation(s)
     cells = tuple(c - shift for c in s.cells)
     hand = tuple(sorted(s.hand))
     if keep_piles:
