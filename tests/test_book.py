@@ -55,13 +55,17 @@ NOTATION = ["play c02+", "B E2", "L swap B C", "M shift S NE", "B place G 2,-1",
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("book")
-    result = runner.invoke(app, ["book", *ARGS, "-o", str(root / "book.pdf"),
+def build_book(root: Path, args: list[str]) -> Path:
+    """``rove book ARGS`` into ``root``: book.pdf and the export folder ex/."""
+    result = runner.invoke(app, ["book", *args, "-o", str(root / "book.pdf"),
                                  "--export-dir", str(root / "ex")])
     assert result.exit_code == 0, result.output
     return root
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_book(tmp_path_factory.mktemp("book"), ARGS)
 
 
 def puzzles(root: Path) -> list[tuple[str, Path, Path]]:
@@ -293,11 +297,7 @@ PYTHON_WORDS = re.compile(r"\b(False|True|None|nan)\b")
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A book with every kind of puzzle (Mission in N, hand puzzle, verified deal, campaign)."""
-    root = tmp_path_factory.mktemp("mixed")
-    result = runner.invoke(app, ["book", *MIXED, "-o", str(root / "book.pdf"),
-                                 "--export-dir", str(root / "ex")])
-    assert result.exit_code == 0, result.output
-    return root
+    return build_book(tmp_path_factory.mktemp("mixed"), MIXED)
 
 
 def test_pdf_text_holds_no_python_values(mixed: Path, made: Path, campaign_book: Path) -> None:

@@ -179,6 +179,19 @@ def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _ctrl_c_after(seconds: float, args: list[str], timeout: float,
+                  ) -> tuple[subprocess.Popen[str], str, str]:
+    """Run ``rove ARGS`` as a terminal runs a job (its own process group, Ctrl-C
+    deliverable), send the group a SIGINT after ``seconds``, and wait for the end:
+    (process, stdout, stderr)."""
+    proc = subprocess.Popen([rove_script(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, preexec_fn=_sigint_default)
+    time.sleep(seconds)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=timeout)
+    return proc, out, err
+
+
 def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path, ctrl_c_reaches_python: None) -> None:
     from rove.outputs import Outputs
 
@@ -438,18 +451,11 @@ def test_ctrl_c_in_a_command_exits_130(runner: CliRunner, monkeypatch) -> None:
 
 def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     """A real SIGINT to the process group (what the terminal sends) mid-run."""
-    proc = subprocess.Popen([rove_script(), "check", "standard", "--deals", "100000", "--jobs", "1",
-                             "--starts", "0", "--report", str(tmp_path / "r.pdf")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_sigint_default)
-    time.sleep(4)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    proc, _, err = _ctrl_c_after(4, ["check", "standard", "--deals", "100000", "--jobs", "1",
+                                     "--starts", "0", "--report", str(tmp_path / "r.pdf")], timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert list(tmp_path.iterdir()) == []
-
-
 
 
 def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
@@ -462,12 +468,7 @@ def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
 
     path = tmp_path / "puzzle.yaml"
     path.write_text(HARD, encoding="utf-8")
-    proc = subprocess.Popen([rove_script(), "solve", str(path), "--engine", "cpsat"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_sigint_default)
-    time.sleep(4)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+    proc, out, err = _ctrl_c_after(4, ["solve", str(path), "--engine", "cpsat"], timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "terminate called" not in err and "interrupted" in err
     assert "solved" not in out
