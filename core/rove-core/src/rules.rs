@@ -103,47 +103,59 @@ fn play(deck: &Deck, s: &State, c: CardId, bonus: bool) -> State {
     s
 }
 
-/// Cells after module `i` uses one arrow for `dist` cells (None: that arrow cannot).
-/// The whole layout's validity is the caller's to check.
-fn arrow_result(cells: &[Cell], i: usize, kind: ArrowKind, off: Cell, dist: i32) -> Option<[Cell; MAX_MODULES]> {
+/// Move module `i` by `dist` steps of `off`; a push (`dist` 1) also moves the chain of
+/// modules in its way one step on.
+fn apply_arrow(cells: &mut [Cell], i: usize, off: Cell, dist: i32, push: bool) {
+    let land = cells[i] + off * dist;
+    if push {
+        // the chain's modules, nearest first, then each one step on
+        let mut chain = [0usize; MAX_MODULES];
+        let mut len = 0;
+        let mut c = land;
+        while let Some(j) = cells.iter().position(|&d| d == c) {
+            chain[len] = j;
+            len += 1;
+            c += off;
+        }
+        for &j in &chain[..len] {
+            cells[j] += off;
+        }
+    }
+    cells[i] = land;
+}
+
+/// Whether module `i` may use one arrow for `dist` cells with the layout staying valid.
+fn arrow_legal(cells: &[Cell], layout: &Layout, i: usize, kind: ArrowKind, off: Cell, dist: i32) -> bool {
     let start = cells[i];
     let land = start + off * dist;
-    let mut new = [0; MAX_MODULES];
-    new[..cells.len()].copy_from_slice(cells);
-    new[i] = land;
     match kind {
         ArrowKind::Push => {
             if dist != 1 {
-                return None;
+                return false;
             }
-            let mut c = land;
-            while let Some(j) = cells.iter().position(|&d| d == c) {
-                new[j] = c + off;
-                c += off;
+            if !cells.contains(&land) {
+                return layout.can_place(i, land);
             }
-            return Some(new);
+            // a chain moved: the whole layout decides
+            let mut new = [0; MAX_MODULES];
+            new[..cells.len()].copy_from_slice(cells);
+            apply_arrow(&mut new[..cells.len()], i, off, dist, true);
+            valid(&new[..cells.len()])
         }
-        _ if cells.contains(&land) => return None,
-        ArrowKind::Short if dist != 1 => return None,
-        ArrowKind::Jump if dist < 2 || !(1..dist).any(|k| cells.contains(&(start + off * k))) => return None,
-        _ => {}
+        ArrowKind::Short if dist != 1 => false,
+        ArrowKind::Jump if dist < 2 || !(1..dist).any(|k| cells.contains(&(start + off * k))) => false,
+        // can_place also refuses an occupied landing cell
+        _ => layout.can_place(i, land),
     }
-    Some(new)
 }
 
-/// Every legal move of module `i`: (direction, distance, new cells).
+/// Every legal move of module `i`: (direction, distance, whether it pushes a chain),
+/// in the engine's order.
 ///
 /// A landing cell must touch another module, so it lies in the others' bounding box
 /// grown by one; the box is convex and holds the start, so distances stop where the
 /// line leaves it.
-fn module_moves(
-    deck: &Deck,
-    cells: &[Cell],
-    spent: u32,
-    i: usize,
-    layout: &Layout,
-    out: &mut Vec<(u8, i32, [Cell; MAX_MODULES])>,
-) {
+fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, layout: &Layout, out: &mut SmallVec<[(u8, i32, bool); 32]>) {
     let side = (spent >> i & 1) as usize;
     let (sx, sy) = unpack(cells[i]);
     let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
@@ -159,7 +171,7 @@ fn module_moves(
     if cells.len() == 1 {
         (x0, x1, y0, y1) = (sx - 2, sx + 2, sy - 2, sy + 2);
     }
-    let mut seen: SmallVec<[(u8, i32); 16]> = SmallVec::new();
+    let first = out.len();
     for arrow in &deck.modules[i].arrows[side] {
         let d = arrow.dir as usize;
         let off = NB[d];
@@ -170,57 +182,35 @@ fn module_moves(
             if !(x0 <= x && x <= x1 && y0 <= y && y <= y1) {
                 break;
             }
-            if !seen.contains(&(arrow.dir, k)) {
-                if let Some(got) = arrow_result(cells, i, arrow.kind, off, k) {
-                    // one module moved: its landing decides; a push that moved a chain: check all
-                    let pushed = arrow.kind == ArrowKind::Push && cells.contains(&(cells[i] + off));
-                    let ok = if pushed { valid(&got[..cells.len()]) } else { layout.can_place(i, got[i]) };
-                    if ok {
-                        seen.push((arrow.dir, k));
-                        out.push((arrow.dir, k, got));
-                    }
-                }
+            let fresh = !out[first..].iter().any(|&(d2, k2, _)| (d2, k2) == (arrow.dir, k));
+            if fresh && arrow_legal(cells, layout, i, arrow.kind, off, k) {
+                // a push moves a chain only when its landing cell is taken
+                let push = arrow.kind == ArrowKind::Push && cells.contains(&(cells[i] + off));
+                out.push((arrow.dir, k, push));
             }
             k += 1;
         }
     }
 }
 
-/// Every use of `actor`'s ability that keeps the layout valid, with its result
-/// (`None`: Sensor, no layout change).  Brain putting a module back on its own cell is
-/// included (the caller drops no-ops).
-fn layout_abilities(
-    deck: &Deck,
-    cells: &[Cell],
-    layout: &Layout,
-    actor: usize,
-    out: &mut Vec<(AbilityArg, Option<[Cell; MAX_MODULES]>)>,
-) {
+/// Every use of `actor`'s ability that keeps the layout valid.  Brain putting a module
+/// back on its own cell is included (the caller drops no-ops, see `is_noop`).
+fn layout_abilities(deck: &Deck, cells: &[Cell], layout: &Layout, actor: usize, out: &mut SmallVec<[AbilityArg; 64]>) {
     let n = cells.len();
-    let mut base = [0; MAX_MODULES];
-    base[..n].copy_from_slice(cells);
-    let moved = |t: usize, to: Cell| {
-        let mut new = base;
-        new[t] = to;
-        new
-    };
     match deck.modules[actor].ability {
-        Ability::Sensor => out.push((AbilityArg::Draw, None)),
+        Ability::Sensor => out.push(AbilityArg::Draw),
         Ability::Laser => {
             for a in 0..n {
                 for b in a + 1..n {
-                    let mut new = base;
-                    new.swap(a, b);
-                    out.push((AbilityArg::Swap(a as u8, b as u8), Some(new)));
+                    out.push(AbilityArg::Swap(a as u8, b as u8));
                 }
             }
         }
         Ability::Motor => {
             for (t, &from) in cells.iter().enumerate() {
                 for (d, &o) in NB.iter().enumerate() {
-                    let land = from + o;
-                    if layout.can_place(t, land) {
-                        out.push((AbilityArg::Shift { target: t as u8, dir: d as u8 }, Some(moved(t, land))));
+                    if layout.can_place(t, from + o) {
+                        out.push(AbilityArg::Shift { target: t as u8, dir: d as u8 });
                     }
                 }
             }
@@ -230,20 +220,37 @@ fn layout_abilities(
             for t in (0..n).filter(|&t| t != actor) {
                 for &o in &NB {
                     let land = centre + o;
-                    let free = land == cells[t] || !cells.contains(&land);
-                    if free && (land == cells[t] || layout.can_place(t, land)) {
-                        out.push((AbilityArg::Place { target: t as u8, to: land }, Some(moved(t, land))));
+                    if land == cells[t] || layout.can_place(t, land) {
+                        out.push(AbilityArg::Place { target: t as u8, to: land });
                     }
                 }
             }
         }
         Ability::Coil => {
             for land in layout.relocation(actor) {
-                out.push((AbilityArg::To(land), Some(moved(actor, land))));
+                out.push(AbilityArg::To(land));
             }
         }
         Ability::Gripper => {}
     }
+}
+
+/// Apply a layout ability of `actor` to `cells` (Sensor: nothing to move).
+fn apply_ability(cells: &mut [Cell], actor: usize, arg: AbilityArg) {
+    match arg {
+        AbilityArg::Draw => {}
+        AbilityArg::Swap(a, b) => cells.swap(a as usize, b as usize),
+        AbilityArg::Shift { target, dir } => cells[target as usize] += NB[dir as usize],
+        AbilityArg::Place { target, to } => cells[target as usize] = to,
+        AbilityArg::To(to) => cells[actor] = to,
+    }
+}
+
+/// Whether a layout ability leaves the layout as it was.  On a valid layout (distinct
+/// cells) only Brain can: by putting a module back on its own cell; a swap, a shift and
+/// a Coil relocation (to an empty cell) always move something.
+fn is_noop(cells: &[Cell], arg: AbilityArg) -> bool {
+    matches!(arg, AbilityArg::Place { target, to } if cells[target as usize] == to)
 }
 
 /// Every legal ability use and the state right after it (before the mission check).
@@ -260,7 +267,7 @@ fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, ou
             include_noops = deck.cards[m as usize].mission.matches(cells);
         }
     }
-    let mut uses = Vec::new();
+    let mut uses: SmallVec<[AbilityArg; 64]> = SmallVec::new();
     for g in 0..n {
         if s.is_spent(g) {
             continue;
@@ -289,25 +296,24 @@ fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, ou
             uses.clear();
             layout_abilities(deck, cells, layout, actor, &mut uses);
             let via = (actor != g).then_some(actor as u8);
-            for &(arg, new) in &uses {
+            for &arg in &uses {
                 let act = Action::Ability { module: g as u8, via, arg };
-                match new {
-                    None => {
-                        let mut s2 = *s;
-                        s2.spent = spent;
-                        if draw_one(deck, &mut s2) || keep_noop {
-                            out.push((act, s2));
-                        }
-                    }
-                    Some(new) => {
-                        if !keep_noop && new[..n] == *cells {
-                            continue;
-                        }
-                        let mut s2 = s.with_cells(&new[..n]);
-                        s2.spent = spent;
+                if arg == AbilityArg::Draw {
+                    let mut s2 = *s;
+                    s2.spent = spent;
+                    if draw_one(deck, &mut s2) || keep_noop {
                         out.push((act, s2));
                     }
+                    continue;
                 }
+                if !keep_noop && is_noop(cells, arg) {
+                    continue;
+                }
+                // built in place in the output: a state is a few hundred bytes
+                out.push((act, *s));
+                let s2 = &mut out.last_mut().expect("just pushed").1;
+                apply_ability(&mut s2.cells[..n], actor, arg);
+                s2.spent = spent;
             }
         }
     }
@@ -317,8 +323,15 @@ fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, ou
 /// Python engine's order.
 pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, State)> {
     let mut out = Vec::with_capacity(64);
+    successors_into(deck, s, include_noops, &mut out);
+    out
+}
+
+/// `successors`, appended to `out`: a search reuses one buffer per depth instead of
+/// allocating a list of a few kilobytes per node.
+pub fn successors_into(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Action, State)>) {
     if s.status != Status::Playing {
-        return out;
+        return;
     }
     let cells = s.cells();
     // where each module alone may go: asked by moves, Motor, Brain and Coil alike
@@ -338,15 +351,15 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
         }
     }
     if s.points >= 1 {
-        let mut moves = Vec::new();
+        let mut moves: SmallVec<[(u8, i32, bool); 32]> = SmallVec::new();
         for i in 0..cells.len() {
             moves.clear();
             module_moves(deck, cells, s.spent, i, &layout, &mut moves);
-            for &(dir, dist, new) in &moves {
+            for &(dir, dist, push) in &moves {
                 // built in place in the output: a state is a few hundred bytes
                 out.push((Action::Move { module: i as u8, dir, dist }, *s));
                 let s2 = &mut out.last_mut().expect("just pushed").1;
-                s2.cells[..cells.len()].copy_from_slice(&new[..cells.len()]);
+                apply_arrow(&mut s2.cells[..cells.len()], i, NB[dir as usize], dist, push);
                 s2.points -= 1;
                 if s2.points == 0 {
                     discard_current(s2);
@@ -356,11 +369,10 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
         }
     }
     let first_ability = out.len();
-    ability_uses(deck, s, &layout, include_noops, &mut out);
+    ability_uses(deck, s, &layout, include_noops, out);
     for (_, s2) in &mut out[first_ability..] {
         check_mission(deck, s2);
     }
-    out
 }
 
 /// Successors without dominated card plays: base points when the bonus is there.
@@ -371,7 +383,15 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
 /// before the bonus line would have discarded it, so while the piles hold fewer cards
 /// than the Sensor draws left, both plays are kept.
 pub fn useful_successors(deck: &Deck, s: &State) -> Vec<(Action, State)> {
-    let mut out = successors(deck, s, false);
+    let mut out = Vec::with_capacity(64);
+    useful_successors_into(deck, s, &mut out);
+    out
+}
+
+/// `useful_successors`, into `out` (cleared first).
+pub fn useful_successors_into(deck: &Deck, s: &State, out: &mut Vec<(Action, State)>) {
+    out.clear();
+    successors_into(deck, s, false, out);
     let piles = s.draw.len() + s.discard.len();
     if piles >= deck.sensor_draws_left(s.spent) {
         let cells = s.cells();
@@ -380,5 +400,4 @@ pub fn useful_successors(deck: &Deck, s: &State) -> Vec<(Action, State)> {
             _ => true,
         });
     }
-    out
 }
