@@ -81,6 +81,41 @@ pub struct Pattern {
     pub occupied: Vec<Cell>,
     pub all_named: Vec<(usize, Cell)>,
     pub empty_cells: Vec<Cell>,
+    /// The same cells as row bit masks, for scanning every placement at once.
+    pub rows: Option<PatternRows>,
+}
+
+/// A pattern's occupied and must-be-empty cells as one bit mask per row of its
+/// bounding box (bit `x - x0` of row `y - y0`).
+#[derive(Clone, Debug)]
+pub struct PatternRows {
+    /// The bounding box's top-left corner, as a packed offset.
+    pub corner: Cell,
+    pub width: i32,
+    pub occupied: Vec<u32>,
+    pub empty: Vec<u32>,
+}
+
+/// Patterns wider or taller than this scan placement by placement.
+pub const MAX_ROWS_SIDE: i32 = 16;
+
+impl PatternRows {
+    fn new(cells: &[(i32, i32, PatCell)]) -> Option<Self> {
+        let x0 = cells.iter().map(|c| c.0).min()?;
+        let y0 = cells.iter().map(|c| c.1).min()?;
+        let width = cells.iter().map(|c| c.0).max()? - x0 + 1;
+        let height = cells.iter().map(|c| c.1).max()? - y0 + 1;
+        if width > MAX_ROWS_SIDE || height > MAX_ROWS_SIDE {
+            return None;
+        }
+        let mut occupied = vec![0u32; height as usize];
+        let mut empty = vec![0u32; height as usize];
+        for &(x, y, what) in cells {
+            let rows = if what == PatCell::Empty { &mut empty } else { &mut occupied };
+            rows[(y - y0) as usize] |= 1 << (x - x0);
+        }
+        Some(PatternRows { corner: x0 + y0 * STRIDE, width, occupied, empty })
+    }
 }
 
 impl Pattern {
@@ -123,6 +158,7 @@ impl Pattern {
             occupied,
             all_named,
             empty_cells: empties,
+            rows: PatternRows::new(cells),
         })
     }
 

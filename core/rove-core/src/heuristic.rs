@@ -9,13 +9,10 @@
 
 use std::cell::RefCell;
 
-use std::hash::{Hash, Hasher};
-
-use rustc_hash::FxHasher;
 use smallvec::SmallVec;
 
-use crate::deck::{Ability, ArrowKind, Deck, MAX_MODULES};
-use crate::grid::{unpack, Cell, NB};
+use crate::deck::{Ability, ArrowKind, Deck, PatternRows, MAX_ROWS_SIDE};
+use crate::grid::{pack, unpack, Cell, NB};
 use crate::key::translation;
 use crate::state::State;
 
@@ -31,18 +28,42 @@ type Table = [[u8; SIDE]; SIDE];
 /// The estimate depends on the layout up to translation, the spent set and the
 /// mission only, and searches meet the same ones again and again (card plays and draws
 /// leave them unchanged), so estimates are kept in a direct-mapped cache of this many
-/// slots: small enough to stay in the processor's cache, and an evicted entry is only
-/// computed again (the values are a pure function of the key).
-const MEMO_SLOTS: usize = 1 << 17;
-
-/// The layout up to translation (a byte per coordinate), the spent set, the mission.
-type MemoKey = ([u8; 2 * MAX_MODULES], u32, u8);
-type MemoEntry = (MemoKey, (i32, i32));
+/// slots, 16 bytes each, allocated zeroed (the pages a short search never touches cost
+/// nothing); an evicted entry is only computed again (the values are a pure function of
+/// the key).
+const MEMO_SLOTS: usize = 1 << 20;
+/// Layouts of up to this many modules, each within 16 cells of the bounding box's
+/// corner, have a one-word memo key (8 bits a module, the spent set, the mission);
+/// larger ones are computed every time.
+const MEMO_MODULES: usize = 6;
 
 pub struct Heuristic {
     /// Per module: [distances while active (it may flip first), distances while spent].
     dist: Vec<[Table; 2]>,
-    memo: RefCell<Vec<Option<MemoEntry>>>,
+    /// Per slot: [key + 1 (0: empty), points | abilities << 32].
+    memo: RefCell<Vec<[u64; 2]>>,
+}
+
+/// The memo slot of a key (Fibonacci hashing: the key's high bits are the layout).
+fn memo_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
+}
+
+/// The memo key of a state: the layout up to translation, the spent set, the mission.
+fn memo_key(s: &State, mission: u8) -> Option<u64> {
+    if s.n as usize > MEMO_MODULES {
+        return None;
+    }
+    let shift = translation(s);
+    let mut key = 0u64;
+    for &c in s.cells() {
+        let (x, y) = unpack(c - shift);
+        if x > 15 || y > 15 {
+            return None;
+        }
+        key = key << 8 | (x as u64) << 4 | y as u64;
+    }
+    Some(key << 14 | u64::from(s.spent) << 8 | u64::from(mission))
 }
 
 impl Heuristic {
@@ -73,10 +94,17 @@ impl Heuristic {
                         }
                     }
                 }
-                [merged, spent]
+                // offsets no sequence of steps reaches count as 1 from here on
+                let mut tables = [merged, spent];
+                for v in tables.iter_mut().flatten().flatten() {
+                    if *v == UNREACHED {
+                        *v = 1;
+                    }
+                }
+                tables
             })
             .collect();
-        Heuristic { dist, memo: RefCell::new(vec![None; MEMO_SLOTS]) }
+        Heuristic { dist, memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]) }
     }
 
     fn lookup(&self, module: usize, side: usize, off: Cell) -> i32 {
@@ -84,12 +112,25 @@ impl Heuristic {
         if dx.abs() > RADIUS || dy.abs() > RADIUS {
             return 1;
         }
-        let v = self.dist[module][side][(dy + RADIUS) as usize][(dx + RADIUS) as usize];
-        if v == UNREACHED {
-            1
-        } else {
-            v as i32
+        self.dist[module][side][(dy + RADIUS) as usize][(dx + RADIUS) as usize] as i32
+    }
+
+    /// Start loading the memo slot of `s`'s estimate: a search about to estimate all
+    /// the children of a node calls this for each of them first, so that the memory
+    /// reads (the table is larger than the processor's caches) overlap.
+    pub fn prefetch(&self, s: &State) {
+        let Some(key) = s.mission.and_then(|m| memo_key(s, m)) else {
+            return;
+        };
+        #[cfg(target_arch = "x86_64")]
+        {
+            let memo = self.memo.borrow();
+            let ptr = memo[memo_slot(key)].as_ptr() as *const i8;
+            // SAFETY: a prefetch is only a hint; `ptr` points into the live table.
+            unsafe { std::arch::x86_64::_mm_prefetch(ptr, std::arch::x86_64::_MM_HINT_T0) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// (points, abilities): lower bounds for the lexicographically best completion.
@@ -103,30 +144,25 @@ impl Heuristic {
         let Some(mission) = s.mission else {
             return (0, 0);
         };
-        let shift = translation(s);
-        let mut cells = [0u8; 2 * MAX_MODULES];
-        for (i, &c) in s.cells().iter().enumerate() {
-            let (x, y) = unpack(c - shift);
-            if x > 255 || y > 255 {
-                return self.compute(deck, s, mission); // too spread out for the memo's key
-            }
-            (cells[2 * i], cells[2 * i + 1]) = (x as u8, y as u8);
-        }
-        let key = (cells, s.spent, mission);
-        let mut hasher = FxHasher::default();
-        key.hash(&mut hasher);
-        let slot = hasher.finish() as usize & (MEMO_SLOTS - 1);
-        if let Some((k, got)) = &self.memo.borrow()[slot] {
-            if *k == key {
-                return *got;
-            }
+        let Some(key) = memo_key(s, mission) else {
+            return self.compute(deck, s, mission);
+        };
+        let [k, v] = self.memo.borrow()[memo_slot(key)];
+        if k == key + 1 {
+            return (v as u32 as i32, (v >> 32) as u32 as i32);
         }
         let got = self.compute(deck, s, mission);
-        self.memo.borrow_mut()[slot] = Some((key, got));
+        self.memo.borrow_mut()[memo_slot(key)] = [key + 1, u64::from(got.0 as u32) | u64::from(got.1 as u32) << 32];
         got
     }
 
     fn compute(&self, deck: &Deck, s: &State, mission: u8) -> (i32, i32) {
+        self.compute_by(deck, s, mission, true)
+    }
+
+    /// The estimate, scanning placements with row masks when `masks` and both the
+    /// layout and the pattern fit them, else base by base (the same value either way).
+    fn compute_by(&self, deck: &Deck, s: &State, mission: u8, masks: bool) -> (i32, i32) {
         let pat = &deck.cards[mission as usize].mission;
         let (fill, anyuse) = abilities_left(deck, s.spent);
         let cells = s.cells();
@@ -136,36 +172,58 @@ impl Heuristic {
         let mut best = (size - fill).max(has_named - anyuse).max(0);
         let mut candidates: SmallVec<[(i32, i32); 32]> = SmallVec::new();
         candidates.push((best, far_defect));
-        // Every placement that puts a pattern cell on a module: base = cell - offset.  A
-        // base met k times covers k pattern cells (modules sit on distinct cells), so it
-        // has size - k holes; sorting groups them.  The result does not depend on the
-        // order the placements are taken in (best only falls, and a placement that ends
-        // level with the final best is kept whenever it is met).
-        let mut bases: SmallVec<[Cell; 128]> = SmallVec::new();
-        for &c in cells {
-            for &o in &pat.occupied {
-                bases.push(c - o);
+        // Every placement that puts a pattern cell on a module, in any order: the result
+        // does not depend on it (best only falls, and a placement that ends level with
+        // the final best is kept whenever it is met).
+        // With no ability left a placement's need also has its move-distance bound;
+        // those placements wait, to be bounded cheapest first, so that fewer are.
+        let mut waiting: SmallVec<[(i32, Cell, i32); 64]> = SmallVec::new();
+        let mut take = |base: Cell, holes: i32, blocks: i32| {
+            let wrong = i32::from(pat.all_named.iter().any(|&(m, off)| cells[m] != base + off));
+            let need = (holes - fill).max(blocks - fill).max(wrong - anyuse).max(0);
+            let defect = holes.max(blocks).max(wrong);
+            if need <= best && anyuse == 0 && need > 0 {
+                waiting.push((need, base, defect));
+            } else if need <= best {
+                best = need;
+                candidates.push((need, defect));
+            }
+        };
+        match (&pat.rows, LayoutRows::new(cells)) {
+            (Some(rows), Some(layout)) if masks => layout.placements(rows, size, &mut take),
+            _ => {
+                // base = cell - offset; a base met k times covers k pattern cells (modules
+                // sit on distinct cells), so it has size - k holes; sorting groups them
+                let mut bases: SmallVec<[Cell; 128]> = SmallVec::new();
+                for &c in cells {
+                    for &o in &pat.occupied {
+                        bases.push(c - o);
+                    }
+                }
+                bases.sort_unstable();
+                let mut i = 0;
+                while i < bases.len() {
+                    let base = bases[i];
+                    let mut j = i + 1;
+                    while j < bases.len() && bases[j] == base {
+                        j += 1;
+                    }
+                    let covered = (j - i) as i32;
+                    i = j;
+                    let blocks = pat.empty_cells.iter().filter(|&&off| cells.contains(&(base + off))).count() as i32;
+                    take(base, size - covered, blocks);
+                }
             }
         }
-        bases.sort_unstable();
-        let mut i = 0;
-        while i < bases.len() {
-            let base = bases[i];
-            let mut j = i + 1;
-            while j < bases.len() && bases[j] == base {
-                j += 1;
+        waiting.sort_unstable_by_key(|w| w.0);
+        for (need, base, defect) in waiting {
+            if need > best {
+                break;
             }
-            let holes = size - (j - i) as i32;
-            i = j;
-            let blocks = pat.empty_cells.iter().filter(|&&off| cells.contains(&(base + off))).count() as i32;
-            let wrong = i32::from(pat.all_named.iter().any(|&(m, off)| cells[m] != base + off));
-            let mut need = (holes - fill).max(blocks - fill).max(wrong - anyuse).max(0);
-            if need <= best && anyuse == 0 && need > 0 {
-                need = need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
-            }
+            let need = need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
             if need <= best {
                 best = need;
-                candidates.push((need, holes.max(blocks).max(wrong)));
+                candidates.push((need, defect));
             }
         }
         let abilities = candidates
@@ -212,6 +270,62 @@ impl Heuristic {
 
     pub fn points_needed(&self, deck: &Deck, s: &State) -> i32 {
         self.estimate(deck, s).0
+    }
+}
+
+/// A layout as one bit mask per row of its bounding box, bit `x - x0 + PAD` of row
+/// `y - y0`: the padding lets a pattern that overhangs the left edge shift right.
+struct LayoutRows {
+    corner: Cell,
+    width: i32,
+    rows: [u64; MAX_LAYOUT_ROWS],
+    height: i32,
+}
+
+const PAD: i32 = MAX_ROWS_SIDE;
+const MAX_LAYOUT_ROWS: usize = 32;
+
+impl LayoutRows {
+    /// None when the layout is too spread out for the masks.
+    fn new(cells: &[Cell]) -> Option<Self> {
+        let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+        for &c in cells {
+            let (x, y) = unpack(c);
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
+        if width + PAD > 64 || height > MAX_LAYOUT_ROWS as i32 {
+            return None;
+        }
+        let mut rows = [0u64; MAX_LAYOUT_ROWS];
+        for &c in cells {
+            let (x, y) = unpack(c);
+            rows[(y - y0) as usize] |= 1 << (x - x0 + PAD);
+        }
+        Some(LayoutRows { corner: pack(x0, y0), width, rows, height })
+    }
+
+    /// Call `take(base, holes, blocks)` for every placement of the pattern that puts
+    /// at least one of its `size` occupied cells on a module.
+    fn placements(&self, pat: &PatternRows, size: i32, take: &mut impl FnMut(Cell, i32, i32)) {
+        let pat_height = pat.occupied.len() as i32;
+        // (sx, sy): where the pattern's bounding box corner lands, relative to the layout's
+        for sy in 1 - pat_height..self.height {
+            let r0 = (-sy).max(0);
+            let r1 = pat_height.min(self.height - sy);
+            for sx in 1 - pat.width..self.width {
+                let shift = (sx + PAD) as u32;
+                let (mut covered, mut blocks) = (0, 0);
+                for r in r0..r1 {
+                    let row = (self.rows[(sy + r) as usize] >> shift) as u32;
+                    covered += (row & pat.occupied[r as usize]).count_ones() as i32;
+                    blocks += (row & pat.empty[r as usize]).count_ones() as i32;
+                }
+                if covered > 0 {
+                    take(self.corner + pack(sx, sy) - pat.corner, size - covered, blocks);
+                }
+            }
+        }
     }
 }
 
@@ -294,4 +408,90 @@ fn move_distances(arrows: &[crate::deck::Arrow], pushes: &[Cell]) -> Table {
         frontier = next;
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deck::{Arrow, Card, Module, PatCell, Pattern, Rules, MAX_MODULES};
+    use crate::state::Cards;
+
+    /// Scanning placements with row masks gives exactly the base-by-base estimate, on
+    /// random layouts, spent sets and patterns with named, any and must-be-empty cells.
+    #[test]
+    fn row_masks_estimate_like_the_base_by_base_scan() {
+        let mut seed = 99u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let abilities = [Ability::Brain, Ability::Laser, Ability::Sensor, Ability::Coil, Ability::Gripper, Ability::Motor];
+        let modules: Vec<Module> = abilities
+            .iter()
+            .enumerate()
+            .map(|(i, &ability)| {
+                let kind = [ArrowKind::Standard, ArrowKind::Short, ArrowKind::Jump, ArrowKind::Push][i % 4];
+                let side = |d: u8| vec![Arrow { kind, dir: d }, Arrow { kind, dir: (d + 4) % 8 }];
+                Module { ability, arrows: [side(i as u8 % 8), side((i as u8 + 2) % 8)] }
+            })
+            .collect();
+        let mut cards = Vec::new();
+        for _ in 0..40 {
+            let mut cells = Vec::new();
+            let size = 1 + next() % 5;
+            while (cells.len() as u64) < size + next() % 3 {
+                let (x, y) = ((next() % 4) as i32, (next() % 3) as i32);
+                if cells.iter().any(|&(a, b, _)| (a, b) == (x, y)) {
+                    continue;
+                }
+                let what = match next() % 4 {
+                    0 if !cells.is_empty() => PatCell::Empty,
+                    1 => PatCell::Named((next() % 6) as u8),
+                    _ => PatCell::Any,
+                };
+                if let PatCell::Named(m) = what {
+                    if cells.iter().any(|&(_, _, w)| w == PatCell::Named(m)) {
+                        continue;
+                    }
+                }
+                cells.push((x, y, what));
+            }
+            if !cells.iter().any(|&(_, _, w)| w != PatCell::Empty) {
+                cells.push((5, 0, PatCell::Any));
+            }
+            let p = Pattern::new(&cells).expect("a pattern");
+            cards.push(Card { base: 1, bonus: 2, mission: p.clone(), movement: p });
+        }
+        let deck = Deck::new(modules, cards, 7, Rules::default()).expect("a deck");
+        let h = Heuristic::new(&deck);
+        for _ in 0..3000 {
+            let mut cells = vec![pack(0, 0)];
+            while cells.len() < 6 {
+                let c = cells[(next() % cells.len() as u64) as usize] + NB[(next() % 8) as usize];
+                if !cells.contains(&c) {
+                    cells.push(c);
+                }
+            }
+            let mut s = State {
+                cells: [0; MAX_MODULES],
+                n: 6,
+                spent: (next() % 64) as u32,
+                hand: Cards::new(),
+                draw: Cards::new(),
+                discard: Cards::new(),
+                card: None,
+                points: 0,
+                mission: Some((next() % 40) as u8),
+                done: 0,
+                completed: Cards::new(),
+                status: crate::state::Status::Playing,
+                goal_mission: true,
+            };
+            s.cells[..6].copy_from_slice(&cells);
+            let m = s.mission.expect("a mission");
+            assert_eq!(h.compute_by(&deck, &s, m, true), h.compute_by(&deck, &s, m, false), "{cells:?}");
+        }
+    }
 }
