@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::{canonical_key, translation, Key};
+use crate::key::{canonical_key, canonical_key_buf, translation, Key};
 use crate::rules::useful_successors;
 use crate::state::{Action, State, Status};
 
@@ -96,13 +96,17 @@ pub fn solve_mission(
         if incumbent.is_some_and(|inc| f >= inc) {
             break;
         }
-        let id = ids[&canonical_key(&s, may_draw)];
+        let id = ids[canonical_key_buf(&s, may_draw).as_slice()];
         if best_g[id as usize] < g {
             continue; // a cheaper copy was expanded
         }
         budget.tick(hooks)?;
         let shift = translation(&s);
-        for (a, s2) in useful_successors(deck, &s) {
+        let successors = useful_successors(deck, &s);
+        for (_, s2) in &successors {
+            h.prefetch(s2);
+        }
+        for (a, s2) in successors {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
                 // the mission is complete (in a whole game: the next one is revealed)
@@ -115,8 +119,8 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let k2 = canonical_key(&s2, may_draw);
-            let old = ids.get(&k2).copied();
+            let k2 = canonical_key_buf(&s2, may_draw);
+            let old = ids.get(k2.as_slice()).copied();
             if let Some(old) = old {
                 if best_g[old as usize] <= g2 {
                     continue;
@@ -139,7 +143,7 @@ pub fn solve_mission(
                     if ids.len() >= budget.table_cap {
                         return Err(Stop::Limit);
                     }
-                    ids.insert(k2, best_g.len() as u32);
+                    ids.insert(k2.as_slice().into(), best_g.len() as u32);
                     best_g.push(g2);
                     parents.push((id, Some(a), shift));
                 }

@@ -19,7 +19,7 @@ use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::lost::LostTable;
-use crate::rules::useful_successors;
+use crate::rules::useful_successors_into;
 use crate::state::{Action, CardId, State, Status};
 
 /// An allowance larger than any number of points a game can spend.
@@ -46,14 +46,18 @@ struct GameSearch<'a> {
     /// first state shown to lose whatever is spent on it is stored with [`INF`])
     lost: LostTable,
     deepest: Deepest,
+    /// successor lists no node is using: one per depth is enough, and reusing them
+    /// saves an allocation of a few kilobytes per node
+    buffers: Vec<Vec<(Action, State)>>,
 }
 
-type Child = ((i32, i32, bool, bool), Action, State, i32);
+/// A child worth trying: (its place in the order, index in the successor list, points).
+type Child = ((i32, i32, bool, bool), usize, i32);
 
 impl<'a> GameSearch<'a> {
     fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, options: Options, deepest: Deepest) -> Self {
         let lost = LostTable::new(deck, options.dominance, budget.table_cap);
-        GameSearch { deck, h, hooks, budget, lost, deepest }
+        GameSearch { deck, h, hooks, budget, lost, deepest, buffers: Vec::new() }
     }
 
     fn note_depth(&mut self, s: &State) {
@@ -106,36 +110,46 @@ impl<'a> GameSearch<'a> {
             return Ok(None);
         }
         self.budget.tick(self.hooks)?;
+        let successors = self.successors(s);
         let mut children: Vec<Child> = Vec::new();
-        for (a, s2) in useful_successors(self.deck, s) {
+        for (i, (a, s2)) in successors.iter().enumerate() {
             let cost = i32::from(a.is_move());
             if cost > cap {
                 continue;
             }
             if s2.status == Status::Won {
-                return Ok(Some(vec![a]));
+                let plan = vec![*a];
+                self.buffers.push(successors);
+                return Ok(Some(plan));
             }
             if s2.status != Status::Playing {
                 continue;
             }
             if s2.done > s.done {
-                children.push(((0, 0, false, false), a, s2, cost));
+                children.push(((0, 0, false, false), i, cost));
                 continue;
             }
-            let need = self.h.points_needed(self.deck, &s2);
-            if need > cap - cost || need > points_obtainable(self.deck, &s2) {
+            let need = self.h.points_needed(self.deck, s2);
+            if need > cap - cost || need > points_obtainable(self.deck, s2) {
                 continue;
             }
-            let order = (1, need, is_ability(&a), is_play(&a));
-            children.push((order, a, s2, cost));
+            children.push(((1, need, is_ability(a), is_play(a)), i, cost));
         }
         children.sort_by_key(|c| c.0);
-        for (_, a, s2, cost) in children {
-            let sub = if s2.done > s.done { self.win_from(&s2)? } else { self.mission(&s2, cap - cost)? };
-            if let Some(sub) = sub {
-                return Ok(Some(prepend(a, sub)));
+        for (_, i, cost) in children {
+            let (a, s2) = &successors[i];
+            let sub = if s2.done > s.done { self.win_from(s2) } else { self.mission(s2, cap - cost) };
+            match sub {
+                Ok(Some(sub)) => {
+                    let plan = prepend(*a, sub);
+                    self.buffers.push(successors);
+                    return Ok(Some(plan));
+                }
+                Ok(None) => {}
+                Err(stop) => return Err(stop),
             }
         }
+        self.buffers.push(successors);
         self.record_loss(s, cap);
         Ok(None)
     }
@@ -152,33 +166,55 @@ impl<'a> GameSearch<'a> {
         }
         self.budget.tick(self.hooks)?;
         self.note_depth(s);
+        let successors = self.successors(s);
         let mut children: Vec<Child> = Vec::new();
-        for (a, s2) in useful_successors(self.deck, s) {
+        for (i, (a, s2)) in successors.iter().enumerate() {
             let cost = i32::from(a.is_move());
             if cost > allowance {
                 continue;
             }
             if s2.status == Status::Won {
-                return Ok(Some(vec![a]));
+                let plan = vec![*a];
+                self.buffers.push(successors);
+                return Ok(Some(plan));
             }
             if s2.status != Status::Playing {
                 continue;
             }
-            let need = self.h.points_needed(self.deck, &s2);
-            if need > points_obtainable(self.deck, &s2) || need > allowance - cost {
+            let need = self.h.points_needed(self.deck, s2);
+            if need > points_obtainable(self.deck, s2) || need > allowance - cost {
                 continue;
             }
             // completing missions first, then the closest to the mission, moves before abilities
-            children.push(((-s2.done, need, is_ability(&a), is_play(&a)), a, s2, cost));
+            children.push(((-s2.done, need, is_ability(a), is_play(a)), i, cost));
         }
         children.sort_by_key(|c| c.0);
-        for (_, a, s2, cost) in children {
-            if let Some(sub) = self.run(&s2, allowance - cost)? {
-                return Ok(Some(prepend(a, sub)));
+        for (_, i, cost) in children {
+            let (a, s2) = &successors[i];
+            match self.run(s2, allowance - cost) {
+                Ok(Some(sub)) => {
+                    let plan = prepend(*a, sub);
+                    self.buffers.push(successors);
+                    return Ok(Some(plan));
+                }
+                Ok(None) => {}
+                Err(stop) => return Err(stop),
             }
         }
+        self.buffers.push(successors);
         self.record_loss(s, allowance);
         Ok(None)
+    }
+
+    /// The useful successors of `s` in a reused buffer (hand it back to `buffers`), with
+    /// their heuristic estimates' memory already on its way (see `Heuristic::prefetch`).
+    fn successors(&mut self, s: &State) -> Vec<(Action, State)> {
+        let mut out = self.buffers.pop().unwrap_or_default();
+        useful_successors_into(self.deck, s, &mut out);
+        for (_, s2) in &out {
+            self.h.prefetch(s2);
+        }
+        out
     }
 }
 

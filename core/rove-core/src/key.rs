@@ -1,6 +1,7 @@
 //! Canonical keys: states up to translation, for duplicate detection and the lost tables.
 
 use crate::grid::{unpack, STRIDE};
+use crate::deck::MAX_MODULES;
 use crate::state::{State, MAX_CARDS};
 
 /// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
@@ -21,45 +22,82 @@ pub fn translation(s: &State) -> i32 {
 }
 
 pub fn canonical_key(s: &State, piles: bool) -> Key {
+    canonical_key_buf(s, piles).as_slice().into()
+}
+
+/// The canonical key on the stack, for probing a table.
+pub fn canonical_key_buf(s: &State, piles: bool) -> KeyBuf {
     key_bytes(s, piles, u32::MAX, true)
 }
 
 /// The key of the lost tables' dominance classes: the full key (piles included) with
 /// the points left out and only the `spent_kept` bits of the spent set, so states that
 /// differ only in those can be compared entry by entry.
-pub fn loss_key(s: &State, spent_kept: u32) -> Key {
+pub fn loss_key(s: &State, spent_kept: u32) -> KeyBuf {
     key_bytes(s, true, spent_kept, false)
 }
 
-fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> Key {
+/// A key on the stack: tables are probed far more often than they grow, and a probe
+/// needs no allocation (`Key` borrows as a byte slice).
+pub struct KeyBuf {
+    len: usize,
+    bytes: [u8; KEY_BYTES],
+}
+
+/// The longest key: every field at its largest (cells, spent set, hand, points,
+/// mission, missions done, current card, two piles, each list with its length).
+const KEY_BYTES: usize = 4 * MAX_MODULES + 4 + 3 * (1 + MAX_CARDS) + 4 + 1 + 4 + 1;
+
+impl KeyBuf {
+    fn new() -> Self {
+        KeyBuf { len: 0, bytes: [0; KEY_BYTES] }
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        self.bytes[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// A key's bytes, as canonical_key describes them.
+fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> KeyBuf {
     let shift = translation(s);
-    let mut out = Vec::with_capacity(48);
+    let mut out = KeyBuf::new();
     for &c in s.cells() {
         // packing keeps |x| < STRIDE / 2, so both fit in 16 bits whatever the layout
         let (x, y) = unpack(c - shift);
-        out.extend_from_slice(&(x as u16).to_le_bytes());
-        out.extend_from_slice(&(y as u16).to_le_bytes());
+        out.extend(&(x as u16).to_le_bytes());
+        out.extend(&(y as u16).to_le_bytes());
     }
-    out.extend_from_slice(&(s.spent & spent_kept).to_le_bytes());
+    out.extend(&(s.spent & spent_kept).to_le_bytes());
     let mut hand = [0u8; MAX_CARDS];
     let n = s.hand.len();
     hand[..n].copy_from_slice(s.hand.as_slice());
     hand[..n].sort_unstable();
     push_cards(&mut out, &hand[..n]);
     if points {
-        out.extend_from_slice(&s.points.to_le_bytes());
+        out.extend(&s.points.to_le_bytes());
     }
     out.push(s.mission.map_or(u8::MAX, |m| m));
-    out.extend_from_slice(&s.done.to_le_bytes());
+    out.extend(&s.done.to_le_bytes());
     if piles {
         out.push(s.card.map_or(u8::MAX, |c| c));
         push_cards(&mut out, s.draw.as_slice());
         push_cards(&mut out, s.discard.as_slice());
     }
-    out.into_boxed_slice()
+    out
 }
 
-fn push_cards(out: &mut Vec<u8>, cards: &[u8]) {
+fn push_cards(out: &mut KeyBuf, cards: &[u8]) {
     out.push(cards.len() as u8);
-    out.extend_from_slice(cards);
+    out.extend(cards);
 }

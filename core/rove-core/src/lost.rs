@@ -23,6 +23,7 @@
 //! exactly a map from the full canonical key to the largest allowance lost under.
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::deck::Deck;
 use crate::key::{loss_key, Key};
@@ -36,7 +37,8 @@ struct Entry {
 }
 
 pub struct LostTable {
-    map: FxHashMap<Key, Vec<Entry>>,
+    /// most keys hold one entry: it sits in the map itself, not behind a pointer
+    map: FxHashMap<Key, SmallVec<[Entry; 1]>>,
     entries: usize,
     cap: usize,
     /// spent bits kept in the key: those of modules whose flip changes their arrows
@@ -70,7 +72,7 @@ impl LostTable {
 
     /// Whether `s` is shown lost for `allowance`.
     pub fn is_lost(&self, deck: &Deck, s: &State, allowance: i32) -> bool {
-        let Some(list) = self.map.get(&loss_key(s, self.kept)) else {
+        let Some(list) = self.map.get(loss_key(s, self.kept).as_slice()) else {
             return false;
         };
         let more_points = self.points_dominate(deck, s);
@@ -87,7 +89,8 @@ impl LostTable {
     pub fn record(&mut self, deck: &Deck, s: &State, allowance: i32) {
         let key = loss_key(s, self.kept);
         let new = Entry { spent: s.spent, points: s.points, allowance };
-        if !self.map.contains_key(&key) && self.entries >= self.cap {
+        let key = key.as_slice();
+        if !self.map.contains_key(key) && self.entries >= self.cap {
             return;
         }
         // An older entry goes when every state it covers is covered by the new one: a
@@ -97,7 +100,10 @@ impl LostTable {
         // have spent supersets, hence no more Sensor draws left.
         let free_points = self.points_dominate(deck, s);
         let dominance = self.dominance;
-        let list = self.map.entry(key).or_default();
+        let list = match self.map.get_mut(key) {
+            Some(list) => list,
+            None => self.map.entry(key.into()).or_default(),
+        };
         let before = list.len();
         list.retain(|e| {
             let covered = e.allowance <= new.allowance
