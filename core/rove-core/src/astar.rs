@@ -143,7 +143,7 @@ pub fn solve_mission(
                     if ids.len() >= budget.table_cap {
                         return Err(Stop::Limit);
                     }
-                    ids.insert(k2.as_slice().into(), best_g.len() as u32);
+                    ids.insert(Key::from_slice(k2.as_slice()), best_g.len() as u32);
                     best_g.push(g2);
                     parents.push((id, Some(a), shift));
                 }

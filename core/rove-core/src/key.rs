@@ -1,14 +1,22 @@
 //! Canonical keys: states up to translation, for duplicate detection and the lost tables.
 
-use crate::grid::{unpack, STRIDE};
+use smallvec::SmallVec;
+
 use crate::deck::MAX_MODULES;
+use crate::grid::{unpack, STRIDE};
 use crate::state::{State, MAX_CARDS};
 
 /// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
 /// set, the hand as a set, the points, the mission and missions done; with `piles`
 /// also the current card and both pile orders (needed whenever a draw can still
 /// matter).  The same fields as `rove.solve.search.canonical_key`.
-pub type Key = Box<[u8]>;
+///
+/// Held inline up to `INLINE_KEY` bytes (a six-module state of a dozen-card deck takes
+/// about 40), so that tables store keys beside their values: no allocation per entry,
+/// no pointer to follow when a probe compares keys.
+pub type Key = SmallVec<[u8; INLINE_KEY]>;
+
+const INLINE_KEY: usize = 48;
 
 /// The packed offset of the bounding box's top-left corner (what keys remove).
 pub fn translation(s: &State) -> i32 {
@@ -22,7 +30,7 @@ pub fn translation(s: &State) -> i32 {
 }
 
 pub fn canonical_key(s: &State, piles: bool) -> Key {
-    canonical_key_buf(s, piles).as_slice().into()
+    Key::from_slice(canonical_key_buf(s, piles).as_slice())
 }
 
 /// The canonical key on the stack, for probing a table.
@@ -72,13 +80,27 @@ impl KeyBuf {
 fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> KeyBuf {
     let shift = translation(s);
     let mut out = KeyBuf::new();
-    for &c in s.cells() {
-        // packing keeps |x| < STRIDE / 2, so both fit in 16 bits whatever the layout
+    let small = s.cells().iter().all(|&c| {
         let (x, y) = unpack(c - shift);
-        out.extend(&(x as u16).to_le_bytes());
-        out.extend(&(y as u16).to_le_bytes());
+        x < 255 && y < 255
+    });
+    if !small {
+        // a layout spread over 255 cells or more (never a valid one of up to 16
+        // modules): a byte no small layout starts with, then 16 bits a coordinate
+        // (packing keeps |x| < STRIDE / 2, so both fit whatever the layout)
+        out.push(u8::MAX);
     }
-    out.extend(&(s.spent & spent_kept).to_le_bytes());
+    for &c in s.cells() {
+        let (x, y) = unpack(c - shift);
+        if small {
+            out.extend(&[x as u8, y as u8]);
+        } else {
+            out.extend(&(x as u16).to_le_bytes());
+            out.extend(&(y as u16).to_le_bytes());
+        }
+    }
+    // the spent set's bits beyond the modules are always clear
+    out.extend(&(s.spent & spent_kept).to_le_bytes()[..s.cells().len().div_ceil(8)]);
     let mut hand = [0u8; MAX_CARDS];
     let n = s.hand.len();
     hand[..n].copy_from_slice(s.hand.as_slice());
@@ -88,7 +110,8 @@ fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> KeyBuf {
         out.extend(&s.points.to_le_bytes());
     }
     out.push(s.mission.map_or(u8::MAX, |m| m));
-    out.extend(&s.done.to_le_bytes());
+    // at most one mission a card is ever completed
+    out.push(s.done as u8);
     if piles {
         out.push(s.card.map_or(u8::MAX, |c| c));
         push_cards(&mut out, s.draw.as_slice());

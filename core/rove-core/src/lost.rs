@@ -102,7 +102,7 @@ impl LostTable {
         let dominance = self.dominance;
         let list = match self.map.get_mut(key) {
             Some(list) => list,
-            None => self.map.entry(key.into()).or_default(),
+            None => self.map.entry(Key::from_slice(key)).or_default(),
         };
         let before = list.len();
         list.retain(|e| {
