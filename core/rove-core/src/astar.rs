@@ -6,6 +6,7 @@
 //! then first pushed) is the Python search's, so both expand the same nodes.
 
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
@@ -14,7 +15,7 @@ use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::{canonical_key, canonical_key_buf, translation, Key};
-use crate::rules::useful_successors;
+use crate::rules::useful_successors_into;
 use crate::state::{Action, State, Status};
 
 type Cost = (i32, i32, i32);
@@ -26,10 +27,11 @@ pub type Step = (Action, i32);
 const NO_PARENT: u32 = u32::MAX;
 
 /// An open-list entry, ordered by (f, -points so far, push order) alone: the push
-/// order is unique, so the state never takes part in a comparison.
+/// order is unique, so nothing else takes part in a comparison.  The state it opens
+/// is `pushed[push order]` and `id` its node: the heap moves small entries only.
 struct Open {
     order: (Cost, i32, u64),
-    state: State,
+    id: u32,
     g: Cost,
 }
 
@@ -60,8 +62,10 @@ fn add(g: Cost, a: &Action) -> Cost {
 
 /// The cheapest plan from `start` that completes its mission, spending at most
 /// `max_points` points when given.  `Ok(None)` is a proof that no such plan exists.
+/// `h` is the deck's heuristic (its memo may be warm from earlier solves of the deck).
 pub fn solve_mission(
     deck: &Deck,
+    h: &Heuristic,
     start: &State,
     max_points: Option<i32>,
     budget: &mut Budget,
@@ -74,7 +78,6 @@ pub fn solve_mission(
         Status::Playing => {}
     }
     let done0 = start.done;
-    let h = Heuristic::new(deck);
     let may_draw = deck.sensor_draws_left(start.spent) > 0;
     let (h0, a0) = h.estimate(deck, start);
     if h0 > points_obtainable(deck, start) || h0 > cap {
@@ -88,25 +91,29 @@ pub fn solve_mission(
     best_g.push((0, 0, 0));
     parents.push((NO_PARENT, None, 0));
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
-    open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), state: *start, g: (0, 0, 0) }));
-    let mut counter = 1u64;
+    // every state pushed, by push order (a node reached again more cheaply is pushed
+    // again, as the state it was reached as)
+    let mut pushed: Vec<State> = vec![*start];
+    open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), id: 0, g: (0, 0, 0) }));
     let mut incumbent: Option<Cost> = None;
     let mut goal: Option<(u32, Action, i32)> = None;
-    while let Some(Reverse(Open { order: (f, _, _), state: s, g })) = open.pop() {
+    // one successor list, reused node after node (early nodes have hundreds)
+    let mut successors = Vec::with_capacity(256);
+    while let Some(Reverse(Open { order: (f, _, at), id, g })) = open.pop() {
         if incumbent.is_some_and(|inc| f >= inc) {
             break;
         }
-        let id = ids[canonical_key_buf(&s, may_draw).as_slice()];
+        let s = pushed[at as usize];
         if best_g[id as usize] < g {
             continue; // a cheaper copy was expanded
         }
         budget.tick(hooks)?;
         let shift = translation(&s);
-        let successors = useful_successors(deck, &s);
+        useful_successors_into(deck, &s, &mut successors);
         for (_, s2) in &successors {
             h.prefetch(s2);
         }
-        for (a, s2) in successors {
+        for &(a, s2) in &successors {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
                 // the mission is complete (in a whole game: the next one is revealed)
@@ -119,8 +126,13 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let k2 = canonical_key_buf(&s2, may_draw);
-            let old = ids.get(k2.as_slice()).copied();
+            // one probe finds the node or the place for it
+            let full = ids.len() >= budget.table_cap;
+            let entry = ids.entry(Key::from_slice(canonical_key_buf(&s2, may_draw).as_slice()));
+            let old = match &entry {
+                Entry::Occupied(o) => Some(*o.get()),
+                Entry::Vacant(_) => None,
+            };
             if let Some(old) = old {
                 if best_g[old as usize] <= g2 {
                     continue;
@@ -134,22 +146,26 @@ pub fn solve_mission(
             if f2.0 > cap || incumbent.is_some_and(|inc| f2 >= inc) {
                 continue;
             }
-            match old {
-                Some(old) => {
+            let id2 = match entry {
+                Entry::Occupied(o) => {
+                    let old = *o.get();
                     best_g[old as usize] = g2;
                     parents[old as usize] = (id, Some(a), shift);
+                    old
                 }
-                None => {
-                    if ids.len() >= budget.table_cap {
+                Entry::Vacant(v) => {
+                    if full {
                         return Err(Stop::Limit);
                     }
-                    ids.insert(Key::from_slice(k2.as_slice()), best_g.len() as u32);
+                    let new = best_g.len() as u32;
+                    v.insert(new);
                     best_g.push(g2);
                     parents.push((id, Some(a), shift));
+                    new
                 }
-            }
-            open.push(Reverse(Open { order: (f2, -g2.0, counter), state: s2, g: g2 }));
-            counter += 1;
+            };
+            open.push(Reverse(Open { order: (f2, -g2.0, pushed.len() as u64), id: id2, g: g2 }));
+            pushed.push(s2);
         }
     }
     let Some((parent, action, shift)) = goal else {

@@ -275,8 +275,11 @@ impl Default for Options {
 /// Decide a whole deal with `strategy`.
 ///
 /// `deepest` is updated as lines reach further, even when the search stops early.
+/// `h` is the deck's heuristic (its memo may be warm from earlier solves of the deck).
+#[allow(clippy::too_many_arguments)] // the deal, the search's settings and its two outputs
 pub fn solve_game(
     deck: &Deck,
+    h: &Heuristic,
     start: &State,
     budget: &mut Budget,
     strategy: Strategy,
@@ -284,9 +287,8 @@ pub fn solve_game(
     hooks: &mut dyn Hooks,
     deepest: &mut Deepest,
 ) -> Result<GameResult, Stop> {
-    let h = Heuristic::new(deck);
     if matches!(strategy, Strategy::Greedy | Strategy::Deepening) {
-        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
+        let mut search = GameSearch::new(deck, h, hooks, budget.clone(), options, *deepest);
         let got = if strategy == Strategy::Greedy { search.run(start, INF) } else { search.win_from(start) };
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
@@ -299,7 +301,7 @@ pub fn solve_game(
         let share = ((budget.max_nodes as f64 * GREEDY_SHARE) as u64).max(GREEDY_NODES);
         let mut quick_budget = Budget::new(budget.max_nodes.min(share));
         quick_budget.table_cap = budget.table_cap;
-        let mut quick = GameSearch::new(deck, &h, hooks, quick_budget, options, *deepest);
+        let mut quick = GameSearch::new(deck, h, hooks, quick_budget, options, *deepest);
         let got = quick.run(start, INF);
         budget.nodes += quick.budget.nodes;
         *deepest = quick.deepest;
@@ -308,13 +310,13 @@ pub fn solve_game(
             Err(Stop::Limit) if budget.nodes < budget.max_nodes => {}
             Err(stop) => return Err(stop),
         }
-        let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
+        let mut search = GameSearch::new(deck, h, hooks, budget.clone(), options, *deepest);
         let got = search.win_from(start);
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
         return got.map(|plan| GameResult { plan, optimal: false });
     }
-    let mut search = GameSearch::new(deck, &h, hooks, budget.clone(), options, *deepest);
+    let mut search = GameSearch::new(deck, h, hooks, budget.clone(), options, *deepest);
     let outcome = (|| {
         let Some(mut plan) = search.run(start, INF)? else {
             return Ok(GameResult { plan: None, optimal: false });

@@ -119,7 +119,7 @@ fn a_star_finds_the_proven_optimum() {
     let d = deck(&["B\n#"]);
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b101, 5, 0);
     let mut budget = Budget::new(u64::MAX);
-    let plan = solve_mission(&d, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
     let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
     assert_eq!(Some(points), reference_optimum(&d, &s));
     // replaying the plan reaches the goal
@@ -164,11 +164,11 @@ fn impossible_missions_are_proven_and_limits_say_so() {
     let d = deck(&["B _\n# ."]);
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
     let mut budget = Budget::new(u64::MAX);
-    assert_eq!(solve_mission(&d, &s, None, &mut budget, &mut NoHooks), Ok(None));
+    assert_eq!(solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks), Ok(None));
     // with points the same mission is solvable, but not within one node
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 3, 0);
     let mut budget = Budget::new(1);
-    assert_eq!(solve_mission(&d, &s, None, &mut budget, &mut NoHooks), Err(Stop::Limit));
+    assert_eq!(solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks), Err(Stop::Limit));
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn heuristic_is_a_lower_bound_on_a_solved_mission() {
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 9, 0);
     let (need, _) = Heuristic::new(&d).estimate(&d, &s);
     let mut budget = Budget::new(u64::MAX);
-    let plan = solve_mission(&d, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
     let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
     assert!(need >= 1 && need <= points, "bound {need}, optimum {points}");
     assert_eq!(points_obtainable(&d, &s), 9);
@@ -218,7 +218,7 @@ fn whole_deals_are_won_or_proven_lost() {
     // "S above B": from B S M, abilities free
     let mut budget = Budget::new(u64::MAX);
     let mut deepest = Deepest::default();
-    let got = solve_game(&d, &s, &mut budget, Strategy::Portfolio, Options::default(), &mut NoHooks, &mut deepest).unwrap();
+    let got = solve_game(&d, &Heuristic::new(&d), &s, &mut budget, Strategy::Portfolio, Options::default(), &mut NoHooks, &mut deepest).unwrap();
     let plan = got.plan.expect("winnable");
     assert!(!plan.is_empty());
     // nothing to play and nothing left to use: lost, and proven so by both searches
@@ -226,7 +226,7 @@ fn whole_deals_are_won_or_proven_lost() {
     stuck.spent = 0b111;
     for strategy in [Strategy::Greedy, Strategy::Deepening, Strategy::Portfolio] {
         let mut budget = Budget::new(u64::MAX);
-        let got = solve_game(&d, &stuck, &mut budget, strategy, Options::default(), &mut NoHooks, &mut deepest).unwrap();
+        let got = solve_game(&d, &Heuristic::new(&d), &stuck, &mut budget, strategy, Options::default(), &mut NoHooks, &mut deepest).unwrap();
         assert!(got.plan.is_none(), "{strategy:?}");
     }
 }

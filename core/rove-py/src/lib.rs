@@ -10,6 +10,7 @@
 // reports at every function returning PyResult.
 #![allow(clippy::useless_conversion)]
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
@@ -24,10 +25,26 @@ use rove_core::heuristic::{points_obtainable, Heuristic};
 use rove_core::rules::{reveal_check, successors as core_successors};
 use rove_core::state::{AbilityArg, Action, Cards, State, Status, MAX_CARDS};
 
-/// A compiled deck, built once per solve.
+/// A compiled deck, kept by the Python side while its deck lives, with the deck's
+/// mission heuristic: its memo (estimates are a pure function of the deck and the
+/// layout, spent set and mission) stays warm from one solve to the next, and its table
+/// is allocated once per deck, not once per solve (the expert player runs hundreds of
+/// short mission searches a deal).
 #[pyclass(frozen, module = "rove._core", name = "Deck")]
 struct PyDeck {
     inner: Deck,
+    heuristic: Mutex<Heuristic>,
+}
+
+impl PyDeck {
+    /// Run `f` with the deck's heuristic; a solve running at the same time on another
+    /// thread has it, so this one gets a fresh one (same values, cold memo).
+    fn with_heuristic<T>(&self, f: impl FnOnce(&Heuristic) -> T) -> T {
+        match self.heuristic.try_lock() {
+            Ok(h) => f(&h),
+            Err(_) => f(&Heuristic::new(&self.inner)),
+        }
+    }
 }
 
 type PyArrow = (u8, u8);
@@ -109,7 +126,8 @@ impl PyDeck {
             .collect::<PyResult<Vec<_>>>()?;
         let rules = Rules { auto_complete_on_reveal: rules.0, recycle_when_empty: rules.1, gripper_active_only: rules.2 };
         let inner = Deck::new(modules, cards, missions_to_win, rules).map_err(PyValueError::new_err)?;
-        Ok(PyDeck { inner })
+        let heuristic = Mutex::new(Heuristic::new(&inner));
+        Ok(PyDeck { inner, heuristic })
     }
 }
 
@@ -320,7 +338,7 @@ fn revealed(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResu
 #[pyfunction]
 fn estimate(deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<(i32, i32, i32)> {
     let s = state_from(state, &deck.inner)?;
-    let (p, a) = Heuristic::new(&deck.inner).estimate(&deck.inner, &s);
+    let (p, a) = deck.with_heuristic(|h| h.estimate(&deck.inner, &s));
     Ok((p, a, points_obtainable(&deck.inner, &s)))
 }
 
@@ -341,7 +359,7 @@ fn solve_mission(
     let s = state_from(state, &deck.inner)?;
     let mut hooks = PyHooks::new(seconds, None);
     let mut budget = Budget::new(max_nodes);
-    let got = py.allow_threads(|| astar::solve_mission(&deck.inner, &s, max_points, &mut budget, &mut hooks));
+    let got = py.allow_threads(|| deck.with_heuristic(|h| astar::solve_mission(&deck.inner, h, &s, max_points, &mut budget, &mut hooks)));
     match got {
         Ok(Some(steps)) => {
             let steps = steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect();
@@ -385,7 +403,10 @@ fn solve_game(
     let mut hooks = PyHooks::new(seconds, progress);
     let mut budget = Budget::new(max_nodes);
     let mut deepest = Deepest::default();
-    let got = py.allow_threads(|| game::solve_game(&deck.inner, &s, &mut budget, strategy, if reference { game::Options::REFERENCE } else { game::Options::default() }, &mut hooks, &mut deepest));
+    let options = if reference { game::Options::REFERENCE } else { game::Options::default() };
+    let got = py.allow_threads(|| {
+        deck.with_heuristic(|h| game::solve_game(&deck.inner, h, &s, &mut budget, strategy, options, &mut hooks, &mut deepest))
+    });
     let (done, mission) = (deepest.done.unwrap_or(-1), deepest.mission.map_or(-1, i32::from));
     if let Some(err) = hooks.error.take() {
         return Err(err);

@@ -72,11 +72,27 @@ def core_deck(deck: Deck) -> Any:
         for c in range(len(deck.card_ids))
     ]
     rules = deck.rules
-    compiled = _core.Deck(modules, cards, deck.missions_to_win,
-                          (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
-                           rules.gripper_target == "active_only"))
+    args = (tuple((a, tuple(act), tuple(spent)) for a, act, spent in modules),
+            tuple((base, bonus, tuple(mission), tuple(move)) for base, bonus, mission, move in cards),
+            deck.missions_to_win,
+            (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
+             rules.gripper_target == "active_only"))
+    compiled = _COMPILED.get(args)
+    if compiled is None:
+        compiled = _core.Deck(*args)
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            del _COMPILED[next(iter(_COMPILED))]
+        _COMPILED[args] = compiled
     _DECKS[deck] = (fingerprint, compiled)
     return compiled
+
+
+# Compiled decks by what they were compiled from, the most recent few: a worker that
+# plays deal after deal of one spec builds a new Deck each time, and sharing the
+# compiled deck shares its heuristic's memo (estimates are a pure function of the
+# compiled deck and the layout, spent set and mission).
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+_COMPILED_KEPT = 8
 
 
 def state_tuple(s: State) -> tuple[Any, ...]:
