@@ -110,9 +110,6 @@ pub fn solve_mission(
         budget.tick(hooks)?;
         let shift = translation(&s);
         useful_successors_into(deck, &s, &mut successors);
-        for (_, s2) in &successors {
-            h.prefetch(s2);
-        }
         for &(a, s2) in &successors {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
