@@ -112,15 +112,15 @@ impl<'a> GameSearch<'a> {
         self.budget.tick(self.hooks)?;
         let successors = self.successors(s);
         let mut children: Vec<Child> = Vec::new();
+        let mut got = Ok(None);
         for (i, (a, s2)) in successors.iter().enumerate() {
             let cost = i32::from(a.is_move());
             if cost > cap {
                 continue;
             }
             if s2.status == Status::Won {
-                let plan = vec![*a];
-                self.buffers.push(successors);
-                return Ok(Some(plan));
+                got = Ok(Some(vec![*a]));
+                break;
             }
             if s2.status != Status::Playing {
                 continue;
@@ -135,23 +135,16 @@ impl<'a> GameSearch<'a> {
             }
             children.push(((1, need, is_ability(a), is_play(a)), i, cost));
         }
-        children.sort_by_key(|c| c.0);
-        for (_, i, cost) in children {
-            let (a, s2) = &successors[i];
-            let sub = if s2.done > s.done { self.win_from(s2) } else { self.mission(s2, cap - cost) };
-            match sub {
-                Ok(Some(sub)) => {
-                    let plan = prepend(*a, sub);
-                    self.buffers.push(successors);
-                    return Ok(Some(plan));
+        if matches!(got, Ok(None)) {
+            got = self.first_win(&successors, children, |search, s2, cost| {
+                if s2.done > s.done {
+                    search.win_from(s2)
+                } else {
+                    search.mission(s2, cap - cost)
                 }
-                Ok(None) => {}
-                Err(stop) => return Err(stop),
-            }
+            });
         }
-        self.buffers.push(successors);
-        self.record_loss(s, cap);
-        Ok(None)
+        self.settle(s, cap, successors, got)
     }
 
     /// A winning plan from `s` spending at most `allowance` points, or None.
@@ -168,15 +161,15 @@ impl<'a> GameSearch<'a> {
         self.note_depth(s);
         let successors = self.successors(s);
         let mut children: Vec<Child> = Vec::new();
+        let mut got = Ok(None);
         for (i, (a, s2)) in successors.iter().enumerate() {
             let cost = i32::from(a.is_move());
             if cost > allowance {
                 continue;
             }
             if s2.status == Status::Won {
-                let plan = vec![*a];
-                self.buffers.push(successors);
-                return Ok(Some(plan));
+                got = Ok(Some(vec![*a]));
+                break;
             }
             if s2.status != Status::Playing {
                 continue;
@@ -188,22 +181,44 @@ impl<'a> GameSearch<'a> {
             // completing missions first, then the closest to the mission, moves before abilities
             children.push(((-s2.done, need, is_ability(a), is_play(a)), i, cost));
         }
+        if matches!(got, Ok(None)) {
+            got = self.first_win(&successors, children, |search, s2, cost| search.run(s2, allowance - cost));
+        }
+        self.settle(s, allowance, successors, got)
+    }
+
+    /// The plan through the first child, in the children's order, from which `search`
+    /// (given the child's state and the points its action cost) finds a win.
+    fn first_win(
+        &mut self,
+        successors: &[(Action, State)],
+        mut children: Vec<Child>,
+        mut search: impl FnMut(&mut Self, &State, i32) -> Result<Option<Vec<Action>>, Stop>,
+    ) -> Result<Option<Vec<Action>>, Stop> {
         children.sort_by_key(|c| c.0);
         for (_, i, cost) in children {
             let (a, s2) = &successors[i];
-            match self.run(s2, allowance - cost) {
-                Ok(Some(sub)) => {
-                    let plan = prepend(*a, sub);
-                    self.buffers.push(successors);
-                    return Ok(Some(plan));
-                }
-                Ok(None) => {}
-                Err(stop) => return Err(stop),
+            if let Some(sub) = search(self, s2, cost)? {
+                return Ok(Some(prepend(*a, sub)));
             }
         }
-        self.buffers.push(successors);
-        self.record_loss(s, allowance);
         Ok(None)
+    }
+
+    /// A node's search is over: its successor list goes back to `buffers`, and a node
+    /// with no win is recorded lost for `allowance`.
+    fn settle(
+        &mut self,
+        s: &State,
+        allowance: i32,
+        successors: Vec<(Action, State)>,
+        got: Result<Option<Vec<Action>>, Stop>,
+    ) -> Result<Option<Vec<Action>>, Stop> {
+        self.buffers.push(successors);
+        if matches!(got, Ok(None)) {
+            self.record_loss(s, allowance);
+        }
+        got
     }
 
     /// The useful successors of `s` in a reused buffer (hand it back to `buffers`), with
