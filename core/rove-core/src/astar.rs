@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::{canonical_key, canonical_key_buf, translation, Key};
+use crate::key::{canonical_key, translation, Key};
 use crate::rules::useful_successors_into;
 use crate::state::{Action, State, Status};
 
@@ -125,7 +125,7 @@ pub fn solve_mission(
             }
             // one probe finds the node or the place for it
             let full = ids.len() >= budget.table_cap;
-            let entry = ids.entry(Key::from_slice(canonical_key_buf(&s2, may_draw).as_slice()));
+            let entry = ids.entry(canonical_key(&s2, may_draw));
             let old = match &entry {
                 Entry::Occupied(o) => Some(*o.get()),
                 Entry::Vacant(_) => None,

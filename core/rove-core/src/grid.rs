@@ -39,6 +39,16 @@ pub fn unpack(c: Cell) -> (i32, i32) {
     (c - y * STRIDE, y)
 }
 
+/// The bounding box of some cells: (least x, greatest x, least y, greatest y).
+pub fn bounds(cells: &[Cell]) -> (i32, i32, i32, i32) {
+    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for &c in cells {
+        let (x, y) = unpack(c);
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+    }
+    (x0, x1, y0, y1)
+}
+
 /// King adjacency (a cell is not adjacent to itself).
 ///
 /// `d = (dx + 1) + (dy + 1) * STRIDE` is in `0..=2 * STRIDE + 2` with a low part of at
@@ -92,11 +102,7 @@ struct Window {
 impl Window {
     /// The window of a layout whose bounding box leaves two free cells on each side.
     fn new(cells: &[Cell]) -> Option<Window> {
-        let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-        for &c in cells {
-            let (x, y) = unpack(c);
-            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
-        }
+        let (x0, x1, y0, y1) = bounds(cells);
         if x1 - x0 + 4 >= WIN || y1 - y0 + 4 >= WIN {
             return None;
         }

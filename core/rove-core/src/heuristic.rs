@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use smallvec::SmallVec;
 
 use crate::deck::{Ability, ArrowKind, Deck, PatternRows, MAX_ROWS_SIDE};
-use crate::grid::{pack, unpack, Cell, NB};
+use crate::grid::{bounds, pack, unpack, Cell, NB};
 use crate::key::translation;
 use crate::state::State;
 
@@ -288,11 +288,7 @@ const MAX_LAYOUT_ROWS: usize = 32;
 impl LayoutRows {
     /// None when the layout is too spread out for the masks.
     fn new(cells: &[Cell]) -> Option<Self> {
-        let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-        for &c in cells {
-            let (x, y) = unpack(c);
-            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
-        }
+        let (x0, x1, y0, y1) = bounds(cells);
         let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
         if width + PAD > 64 || height > MAX_LAYOUT_ROWS as i32 {
             return None;

@@ -3,7 +3,7 @@
 use smallvec::SmallVec;
 
 use crate::deck::MAX_MODULES;
-use crate::grid::{unpack, STRIDE};
+use crate::grid::{bounds, pack, unpack};
 use crate::state::{State, MAX_CARDS};
 
 /// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
@@ -20,22 +20,12 @@ const INLINE_KEY: usize = 48;
 
 /// The packed offset of the bounding box's top-left corner (what keys remove).
 pub fn translation(s: &State) -> i32 {
-    let (mut x0, mut y0) = (i32::MAX, i32::MAX);
-    for &c in s.cells() {
-        let (x, y) = unpack(c);
-        x0 = x0.min(x);
-        y0 = y0.min(y);
-    }
-    x0 + y0 * STRIDE
+    let (x0, _, y0, _) = bounds(s.cells());
+    pack(x0, y0)
 }
 
 pub fn canonical_key(s: &State, piles: bool) -> Key {
-    Key::from_slice(canonical_key_buf(s, piles).as_slice())
-}
-
-/// The canonical key on the stack, for probing a table.
-pub fn canonical_key_buf(s: &State, piles: bool) -> KeyBuf {
-    key_bytes(s, piles, u32::MAX, true)
+    Key::from_slice(key_bytes(s, piles, u32::MAX, true).as_slice())
 }
 
 /// The key of the lost tables' dominance classes: the full key (piles included) with

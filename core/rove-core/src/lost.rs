@@ -87,10 +87,9 @@ impl LostTable {
     /// Record that `s` loses with `allowance`; entries the new one dominates go.  At the
     /// size cap new keys are dropped (a dropped entry costs time, never correctness).
     pub fn record(&mut self, deck: &Deck, s: &State, allowance: i32) {
-        let key = loss_key(s, self.kept);
+        let key = Key::from_slice(loss_key(s, self.kept).as_slice());
         let new = Entry { spent: s.spent, points: s.points, allowance };
-        let key = key.as_slice();
-        if !self.map.contains_key(key) && self.entries >= self.cap {
+        if self.entries >= self.cap && !self.map.contains_key(&key) {
             return;
         }
         // An older entry goes when every state it covers is covered by the new one: a
@@ -100,10 +99,7 @@ impl LostTable {
         // have spent supersets, hence no more Sensor draws left.
         let free_points = self.points_dominate(deck, s);
         let dominance = self.dominance;
-        let list = match self.map.get_mut(key) {
-            Some(list) => list,
-            None => self.map.entry(Key::from_slice(key)).or_default(),
-        };
+        let list = self.map.entry(key).or_default();
         let before = list.len();
         list.retain(|e| {
             let covered = e.allowance <= new.allowance

@@ -44,11 +44,18 @@ def available(deck: Deck | None = None) -> bool:
     return deck is None or (deck.n <= _core.MAX_MODULES and len(deck.card_ids) <= _core.MAX_CARDS)
 
 
-def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> list[tuple[int, int, int]]:
-    return [(x, y, -1 if v == ANY else -2 if v == EMPTY else index[v]) for (x, y), v in pattern.cells]
+def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> tuple[tuple[int, int, int], ...]:
+    return tuple((x, y, -1 if v == ANY else -2 if v == EMPTY else index[v]) for (x, y), v in pattern.cells)
 
 
 _DECKS: weakref.WeakKeyDictionary[Deck, tuple[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+# Compiled decks by what they were compiled from, the most recent few: a worker that
+# plays deal after deal of one spec builds a new Deck each time, and sharing the
+# compiled deck shares its heuristic's memo (estimates are a pure function of the
+# compiled deck and the layout, spent set and mission).
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+_COMPILED_KEPT = 8
 
 
 def core_deck(deck: Deck) -> Any:
@@ -60,21 +67,19 @@ def core_deck(deck: Deck) -> Any:
     cached = _DECKS.get(deck)
     if cached is not None and cached[0] == fingerprint:
         return cached[1]
-    modules = [
+    modules = tuple(
         (ABILITIES.index(m.ability),
-         [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][0]],
-         [(ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][1]])
+         tuple((ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][0]),
+         tuple((ARROW_KINDS.index(kind), DIR_NAMES.index(name)) for kind, _, name in deck.move_dirs[i][1]))
         for i, m in enumerate(deck.modules)
-    ]
-    cards = [
+    )
+    cards = tuple(
         (deck.base[c], deck.bonus[c], _pattern_cells(deck.mission_pat[c].pattern, deck.index),
          _pattern_cells(deck.move_pat[c].pattern, deck.index))
         for c in range(len(deck.card_ids))
-    ]
+    )
     rules = deck.rules
-    args = (tuple((a, tuple(act), tuple(spent)) for a, act, spent in modules),
-            tuple((base, bonus, tuple(mission), tuple(move)) for base, bonus, mission, move in cards),
-            deck.missions_to_win,
+    args = (modules, cards, deck.missions_to_win,
             (rules.auto_complete_on_reveal, rules.recycle == "when_empty",
              rules.gripper_target == "active_only"))
     compiled = _COMPILED.get(args)
@@ -85,14 +90,6 @@ def core_deck(deck: Deck) -> Any:
         _COMPILED[args] = compiled
     _DECKS[deck] = (fingerprint, compiled)
     return compiled
-
-
-# Compiled decks by what they were compiled from, the most recent few: a worker that
-# plays deal after deal of one spec builds a new Deck each time, and sharing the
-# compiled deck shares its heuristic's memo (estimates are a pure function of the
-# compiled deck and the layout, spent set and mission).
-_COMPILED: dict[tuple[Any, ...], Any] = {}
-_COMPILED_KEPT = 8
 
 
 def state_tuple(s: State) -> tuple[Any, ...]:
