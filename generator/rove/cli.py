@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from .errors import InputError
+from .errors import InputError, SolverBug
 from .outputs import Outputs, check_output, write_output
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -526,11 +526,12 @@ def book(
         typer.echo(f"book: no puzzle could be generated and proven from spec {spec!r}; "
                    "nothing written", err=True)
         raise typer.Exit(EXIT_FAIL)
-    data = render_book(sp, puzzles, seed, paper)
-    try:
-        files = export_files(puzzles) if export_dir is not None else {}
-    except ExportCheckFailed as exc:  # pragma: no cover - a bug, never expected
-        typer.echo(f"book: {exc}; nothing written", err=True)
+    try:  # both check every puzzle on the reader's deck first (SolverBug: a bug, never expected)
+        data = render_book(sp, puzzles, seed, paper)
+        files = export_files(puzzles, sp) if export_dir is not None else {}
+    except (ExportCheckFailed, SolverBug) as exc:
+        typer.echo(f"book: internal check failed: {exc}; nothing written (a bug in rove, "
+                   "please report it)", err=True)
         raise typer.Exit(EXIT_FAIL) from None
     pdf_in_export = None  # the PDF's path inside the export folder, when -o puts it there
     if export_dir is not None:
@@ -578,6 +579,9 @@ def generate_missions(
     max_cost: Annotated[int, typer.Option(help="Greatest optimal cost (points) of each mission.", min=1, max=12)] = 4,
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same missions, byte for byte.")] = 0,
     time_limit: Annotated[float | None, typer.Option(help="Seconds for the whole run (default: none).", min=1)] = None,
+    sides: Annotated[str, typer.Option(help="The side every module moves on while costs are proven: "
+                                            "active, or spent (the deck's spent sides, as once every "
+                                            "ability is used).")] = "active",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Card spec YAML to write "
                                                  "(default: print it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the sequence, costs and plans as JSON.")] = False,
@@ -597,8 +601,10 @@ def generate_missions(
     from .spec import load_spec
 
     sp = load_spec(spec)
+    if sides not in ("active", "spent"):
+        raise fail_input(f"generate missions: --sides is {sides!r}; use active or spent")
     settings = Settings(count=count, min_cost=min_cost, max_cost=max_cost, seed=seed,
-                        time_limit=time_limit)
+                        time_limit=time_limit, sides="spent" if sides == "spent" else "active")
     bad = settings.problems(sp)
     if bad:
         raise fail_input("generate missions: " + "; ".join(bad))

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ..actions import dumps_plan
+from ..actions import Action, dumps_plan
 from ..errors import SolverBug
 from ..generators.puzzles import (
     DEAL_DIFFICULTIES,
@@ -38,7 +38,7 @@ from ..generators.puzzles import (
     mission_puzzle,
     potential_stars,
 )
-from ..position import dump_position, normalized_cells
+from ..position import Position, dump_position, normalized_cells
 from ..spec import Spec
 from .grade import GRADING_TEXT
 
@@ -326,9 +326,61 @@ def book_puzzles(puzzles: list[Puzzle]):  # -> list[BookPuzzle]
             for i, p in enumerate(puzzles, 1)]
 
 
+# --------------------------------------------------------------------------- the reader's deck
+
+
+def reader_spec(source: Spec, p: Puzzle) -> Spec:
+    """The deck a reader of ``p`` holds: ``source``, the deck the book was asked for, with
+    only what ``p``'s kind says it changes (a campaign: its generated missions on the
+    mission sides of the cards its missions name).  Built from ``source`` itself, never
+    from the spec the kind made for its own solvers, so a deck a kind swapped in shows."""
+    if p.kind != "campaign":
+        return source
+    missions = {pos.mission: pos.spec.card(pos.mission).mission for pos, _ in p.legs
+                if pos.mission is not None}
+    foreign = sorted(set(missions) - {c.id for c in source.cards})
+    if foreign:
+        raise SolverBug(f"a campaign names cards the deck does not have: {', '.join(foreign)}")
+    return replace(source, cards=tuple(replace(c, mission=missions[c.id]) if c.id in missions else c
+                                       for c in source.cards))
+
+
+def _legs(p: Puzzle) -> tuple[tuple[Position, tuple[Action, ...]], ...]:
+    """The positions a puzzle poses and their solutions: a campaign's every mission."""
+    return p.legs if p.kind == "campaign" else ((p.position, p.plan),)
+
+
+def check_reader_deck(source: Spec, puzzles: list[Puzzle]) -> None:
+    """Every puzzle is posed on, and its solution replays on, the reader's deck
+    (``reader_spec``): the same modules as ``source`` field for field (both sides' arrows,
+    abilities, codes), the same cards but for the changes its kind states, and every
+    printed plan legal and reaching its goal when replayed by the rules engine on that
+    deck.  Run before a book or an export is written; raises SolverBug (a bug in a
+    puzzle kind, never a user's error) on any difference."""
+    from ..replay import replay
+
+    for i, p in enumerate(puzzles, 1):
+        reader = reader_spec(source, p)
+        for k, (pos, plan) in enumerate(_legs(p), 1):
+            where = f"puzzle {i} ({p.kind}{f', mission {k}' if p.kind == 'campaign' else ''})"
+            if pos.spec.modules != source.modules:
+                changed = [m.code for m, n in zip(pos.spec.modules, source.modules) if m != n]
+                raise SolverBug(f"{where} is posed on modules other than the deck's "
+                                f"({', '.join(changed) or 'module list'} differ)")
+            if (pos.spec.cards, pos.spec.missions_to_win) != (reader.cards, reader.missions_to_win):
+                raise SolverBug(f"{where} is posed on cards other than the deck's")
+            r = replay(replace(pos, spec=reader), list(plan))
+            if not (r.legal and r.goal_reached):
+                why = f"step {r.first_illegal[0]}: {r.first_illegal[1]}" if r.first_illegal else \
+                    "it does not reach the goal"
+                raise SolverBug(f"{where}: the printed solution fails on the reader's deck ({why})")
+
+
 def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5") -> bytes:
-    """The PDF bytes of a book of these puzzles."""
+    """The PDF bytes of a book of these puzzles (checked on the reader's deck first)."""
     from ..pdf.book import BookInfo, render_book_pdf
+
+    check_reader_deck(spec, puzzles)
 
     kinds = {p.kind for p in puzzles}
     kinds_text = []
@@ -348,7 +400,8 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5")
     if "campaign" in kinds:
         kinds_text.append((KIND_NAMES["campaign"] + "s",
                            "New missions, generated for this book, played in order from the "
-                           "standard start by movement alone, each within its own budget. "
+                           "standard start by movement alone (every module spent, moving on its "
+                           "spent side), each within its own budget. "
                            "Finish each mission with the next one in mind."))
     info = BookInfo(spec_name=spec.name, seed=seed, paper=paper, grading=tuple(GRADING_TEXT),
                     kinds_text=tuple(kinds_text))
@@ -397,7 +450,7 @@ def spec_copy(spec: Spec) -> tuple[str, bool]:
     return dump_spec(spec, schema=None), False
 
 
-def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
+def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
     """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle,
     and under ``specs/`` the spec every position names, so the export stands alone.
 
@@ -405,16 +458,17 @@ def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
     ``specs/NAME.yaml`` (``specs/standard.yaml`` for the bundled deck): the spec's file
     byte for byte, or, for a spec with ``include``s, a dump of the whole spec.  A campaign
     is written as one position and plan per mission, ``NAME-K.yaml`` and
-    ``NAME-K.plan.json``, each naming the campaign's spec ``specs/NAME.yaml`` (the deck
-    with the generated missions, movement only); mission ``K+1`` starts where the plan of
-    ``K`` ends.  Specs live in a subfolder, so every YAML file at the top is a position
-    with its plan beside it.  Layouts are already re-based so (0, 0) is the top-left,
-    which is exactly what ``dump_position`` writes, so the plan's cells match the file.
+    ``NAME-K.plan.json``, each naming the campaign's spec ``specs/NAME.yaml`` (``source``
+    with the generated missions on its first cards' mission sides, its header saying
+    which); mission ``K+1`` starts where the plan of ``K`` ends.  Specs live in a subfolder,
+    so every YAML file at the top is a position with its plan beside it.  Layouts are
+    already re-based so (0, 0) is the top-left, which is exactly what ``dump_position``
+    writes, so the plan's cells match the file.
 
     Before returning, the files are written to a temporary folder and read back
-    (``check_export``); ExportCheckFailed if they do not give back the book's puzzles."""
-    from ..spec import dump_spec
-
+    (``check_export``); ExportCheckFailed if they do not give back the book's puzzles, and
+    SolverBug if a puzzle does not hold on the reader's deck (``check_reader_deck``)."""
+    check_reader_deck(source, puzzles)
     out: dict[str, str] = {}
     campaign_specs = {f"specs/{puzzle_name(i, p)}.yaml" for i, p in enumerate(puzzles, 1)
                       if p.kind == "campaign"}
@@ -422,9 +476,7 @@ def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
     for i, p in enumerate(puzzles, 1):
         name = puzzle_name(i, p)
         if p.kind == "campaign":
-            out[f"specs/{name}.yaml"] = (f"# Puzzle {i}: {puzzle_title(p)}: the deck with its "
-                                         "generated missions (movement only)\n"
-                                         + dump_spec(p.position.spec, schema=None))
+            out[f"specs/{name}.yaml"] = _campaign_spec_text(i, p, source)
             for k, (pos, plan) in enumerate(p.legs, 1):
                 title = f"Puzzle {i}: {puzzle_title(p)}, mission {k} of {len(p.legs)}"
                 out[f"{name}-{k}.yaml"] = dump_position(replace(pos, spec_ref=f"specs/{name}.yaml"),
@@ -448,15 +500,31 @@ def export_files(puzzles: list[Puzzle]) -> dict[str, str]:
             target = Path(tmp, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(text.encode("utf-8"))
-        check_export(Path(tmp), puzzles)
+        check_export(Path(tmp), puzzles, source)
     return out
 
 
-def check_export(folder: Path, puzzles: list[Puzzle]) -> None:
+def _campaign_spec_text(number: int, p: Puzzle, source: Spec) -> str:
+    """A campaign's deck file: a header naming what differs from ``source`` (the mission
+    sides of the cards its missions use), then the whole deck."""
+    from ..spec import dump_spec
+
+    ids = [pos.mission for pos, _ in p.legs]
+    head = [f"# Puzzle {number}: {puzzle_title(p)}.",
+            f"# The deck '{source.name}' as given, except the mission sides of cards "
+            f"{', '.join(str(i) for i in ids)},",
+            "# which carry this campaign's generated missions. Every mission is played with every",
+            "# module spent: modules move on their spent sides, no ability is left."]
+    return "\n".join(head) + "\n" + dump_spec(p.position.spec, schema=None)
+
+
+def check_export(folder: Path, puzzles: list[Puzzle], source: Spec) -> None:
     """Read an export back from ``folder`` as ``rove solve`` and ``rove replay`` would:
     every position loads (its spec found by the relative path it names, never a bundled
     name) with the spec, layout and mission the book printed, every spec under ``specs/``
-    validates, and every plan replays to its goal.  Raises ExportCheckFailed."""
+    validates, and every plan replays to its goal, both on the spec the file names and on
+    the reader's deck (``reader_spec`` of ``source``: the exported spec must not differ
+    from it).  Raises ExportCheckFailed."""
     from ..actions import load_plan
     from ..position import load_position
     from ..replay import replay
@@ -481,9 +549,14 @@ def check_export(folder: Path, puzzles: list[Puzzle]) -> None:
             if (got.cells, got.spent, got.mission, got.hand, got.draw, got.current) != (
                     want.cells, want.spent, want.mission, want.hand, want.draw, want.current):
                 raise fail(f"{stem}.yaml is not the position the book printed")
-            r = replay(got, load_plan(folder / f"{stem}.plan.json"))
-            if not (r.legal and r.goal_reached):
-                raise fail(f"{stem}.plan.json does not reach the goal of {stem}.yaml")
+            if got.spec.modules != source.modules:
+                raise fail(f"{got.spec_ref} has modules other than the deck's")
+            reader = reader_spec(source, p)
+            for deck_spec in (got.spec, reader):
+                r = replay(replace(got, spec=deck_spec), load_plan(folder / f"{stem}.plan.json"))
+                if not (r.legal and r.goal_reached):
+                    raise fail(f"{stem}.plan.json does not reach the goal of {stem}.yaml"
+                               + ("" if deck_spec is got.spec else " on the reader's deck"))
             if list(load_plan(folder / f"{stem}.plan.json")) != list(plan):
                 raise fail(f"{stem}.plan.json is not the book's solution")
 

@@ -14,8 +14,11 @@
   replay still wins.
 * **Campaigns** (``campaign``): a sequence of new missions from ``rove generate missions``
   (CP-SAT synthesis, costs proven by both engines), played from the standard start with
-  every module spent (movement only), each mission with its own bare budget: the proven
-  optimum from where the book's line leaves the layout.  The first budget is tight; a
+  every module spent (movement only, each module on the *spent* side of the reader's own
+  card: the generator proves its costs with ``sides="spent"``), each mission with its own
+  bare budget: the proven optimum from where the book's line leaves the layout.  The
+  generated missions replace the mission sides of the deck's first cards; nothing else of
+  the deck changes.  The first budget is tight; a
   later one is tight for that line, and the measured *traps* count the missions after
   which some optimal finish leaves the next mission out of its budget (plan ahead).
   Every leg is re-solved and replayed here.
@@ -512,19 +515,23 @@ CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
 def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """A campaign from ``rove generate missions`` (seeded by the label), or None when the
     generator gives up or a proof runs out of nodes."""
-    from .missions import GenerationFailed, generate_missions, movement_only
+    from .missions import GenerationFailed, generate_missions
     from .missions import Settings as GenSettings
 
     rng = random.Random(f"rove-book:campaign:{label}")
-    count = rng.choice(CAMPAIGN_MISSIONS)
+    count = min(rng.choice(CAMPAIGN_MISSIONS), len(spec.cards))  # only the deck's own cards change
     lo, hi = CAMPAIGN_COSTS
+    if count < 1:
+        return None
     try:
         camp = generate_missions(spec, GenSettings(count=count, min_cost=lo, max_cost=hi,
                                                    seed=rng.randrange(10 ** 6),
-                                                   time_limit=settings.time_limit))
+                                                   time_limit=settings.time_limit, sides="spent"))
     except GenerationFailed:
         return None
-    cspec = movement_only(camp.spec)
+    # the reader's deck: the source's modules (both sides), with the generated missions on
+    # the first cards' mission sides; every leg is posed, solved and replayed on it
+    cspec = camp.spec
     deck = Deck(cspec)
     spent = frozenset(spec.codes)
     legs: list[tuple[Position, tuple[Action, ...]]] = []

@@ -26,7 +26,7 @@ from ..generators.deals import start_layout
 from ..grid import Cell, Direction
 from ..position import Position
 from ..replay import states_along
-from ..spec import Pattern, Spec
+from ..spec import Arrow, Module, Pattern, Spec
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
@@ -518,12 +518,13 @@ class BookWriter:
         c.setFont(FONT, self.fs(8.5))
         c.drawString(self.margin, self.H - 124 * k,
                      f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}")
-        # a small decorative layout
-        demo = {"B": (0, 0), "L": (1, 0), "S": (2, 0), "C": (0, 1), "G": (1, 1), "M": (2, 1)}
-        demo = {k2: v for k2, v in demo.items() if k2 in self.names} or start_layout(self.spec.codes)
+        # a small decorative layout: the deck's own modules at the standard start, the
+        # second one spent
+        codes = self.spec.codes
+        demo = start_layout(codes)
         fr = Frame.around(list(demo.values()), 0)
-        cell = 18 * k
-        draw_layout(c, demo, {"L"}, fr, self.W - self.margin - fr.cols * cell,
+        cell = min(18 * k, 120 * k / max(fr.cols, 1), 100 * k / max(fr.rows, 1))
+        draw_layout(c, demo, set(codes[1:2]), fr, self.W - self.margin - fr.cols * cell,
                     self.H - 40 * k, cell, ruler=False)
         top = self.H - 175 * k
         intro = (info.subtitle or
@@ -595,30 +596,35 @@ class BookWriter:
             for j, line in enumerate(wrap_text(what, FONT, fs * 0.92, colw - 34 * k)):
                 c.drawString(x + 33 * k, gy - fs * 1.05 * (j + 1) + 1 * k, line)
         top = gy - 3 * fs - 4 * k
-        # module table
-        row_h = 24 * k
+        # module table: every module's arrows, and its spent side's beside them when a
+        # module of the deck moves differently once spent (the reader checks solutions
+        # against both)
+        two_sides = any(m.spent_arrows != m.arrows for m in self.spec.modules)
+        if two_sides:
+            top -= pen.rich([(FONT_BOLD, "Two sides. "), (FONT, "Arrows of the side facing up: "
+                             "active (white) until the ability is used, then spent (grey).")],
+                            self.margin, top, self.cw, size=fs, leading=1.3) + 1 * k
+        row_h = (26.5 if two_sides else 24) * k
         for m in self.spec.modules:
             cy = top - row_h / 2
-            c.saveState()
-            c.setFillColor(white)
-            c.setStrokeColor(INK)
-            c.setLineWidth(0.8)
-            t = 10 * k
             ix = self.margin + 13 * k
-            c.roundRect(ix - t / 2, cy - t / 2, t, t, 2 * k, stroke=1, fill=1)
-            c.setFillColor(INK)
-            c.setFont(FONT_BOLD, t * 0.66)
-            c.drawCentredString(ix, cy - t * 0.23, m.code)
-            c.restoreState()
-            draw_compass(c, m.arrows, ix, cy, 6.5 * k, 13 * k, width=0.8 * k)
+            self._module_icon(m.code, m.arrows, False, ix, cy)
             x = self.margin + 32 * k
+            lines = ["; ".join(f"{a.kind} {_dirs_text(a.dirs)}" for a in m.arrows)]
+            if two_sides:
+                self._module_icon(m.code, m.spent_arrows, True, ix + 30 * k, cy)
+                x += 30 * k
+                lines = [f"active: {lines[0]}", "spent: " + ("the same" if m.spent_arrows == m.arrows else
+                                                             "; ".join(f"{a.kind} {_dirs_text(a.dirs)}"
+                                                                       for a in m.spent_arrows))]
             c.setFillColor(INK)
             c.setFont(FONT_BOLD, fs)
             c.drawString(x, cy + 1.5 * k, m.name)
             c.setFont(FONT, fs * 0.9)
-            c.drawString(x, cy - fs * 0.95, "; ".join(f"{a.kind} {_dirs_text(a.dirs)}" for a in m.arrows))
+            for j, line in enumerate(lines):
+                c.drawString(x, cy - fs * 0.95 * (j + 1), line)
             ab = ABILITY_TEXT.get(m.ability, m.ability)
-            ax = self.margin + 128 * k
+            ax = self.margin + (166 if two_sides else 128) * k
             lines = wrap_text(ab, FONT, fs, self.W - self.margin - ax)
             yy = cy + (len(lines) * fs * 1.2) / 2 - fs * 0.85
             for line in lines:
@@ -628,7 +634,8 @@ class BookWriter:
         top -= 4 * k
         more = [
             [(FONT_BOLD, "Abilities "), (FONT, "cost no points and need no card: flip the module to "
-             "spent, then resolve. A spent module still moves. Gripper triggers a neighbour's "
+             "spent, then resolve. A spent module still moves"
+             + (", along its spent side's arrows. " if two_sides else ". ") + "Gripper triggers a neighbour's "
              "ability, even a spent one's; via Gripper, Brain places next to Brain and Coil "
              "moves Coil.")],
             [(FONT_BOLD, "Cards. "), (FONT, "Playing a movement card discards the current card or "
@@ -674,6 +681,26 @@ class BookWriter:
         draw_layout_key(c, self.W / 2, top - 4 * k - self.fs(6.5), self.fs(6.5), moved=True,
                         matched=True)
         self.end_page()
+
+    def _module_icon(self, code: str, arrows: Sequence[Arrow], spent: bool, ix: float, cy: float,
+                     scale: float = 1.0) -> None:
+        """A module tile (white when active, grey and dashed when spent) with the side's
+        arrows around it, centred on (ix, cy)."""
+        c, k = self.c, self.k * scale
+        t = 10 * k
+        c.saveState()
+        if spent:
+            _tile(c, ix - t / 2, cy - t / 2, t, 2 * k, SPENT_FILL, True, False)
+        else:
+            c.setFillColor(white)
+            c.setStrokeColor(INK)
+            c.setLineWidth(0.8)
+            c.roundRect(ix - t / 2, cy - t / 2, t, t, 2 * k, stroke=1, fill=1)
+        c.setFillColor(SPENT_INK if spent else INK)
+        c.setFont(FONT_BOLD, t * 0.66)
+        c.drawCentredString(ix, cy - t * 0.23, code)
+        c.restoreState()
+        draw_compass(c, arrows, ix, cy, 6.5 * k, 13 * k, width=0.8 * k, color=SPENT_INK if spent else INK)
 
     def grading_page(self) -> None:
         self.begin_page()
@@ -746,12 +773,15 @@ class BookWriter:
             lay_h = 170 * k
         else:
             lay_h = 230 * k
+        strip = self.spent_sides_height(pos.spent)
+        lay_h -= strip
         cell = min(38.0 * k, (self.cw - 12 * k) / (frame.cols + 0.6), lay_h / (frame.rows + 0.6))
         w, h = layout_size(frame, cell, True)
         draw_layout(c, cells, pos.spent, frame, self.margin + (self.cw - w) / 2, top, cell)
         top -= h + 4 * k
         draw_layout_key(c, self.W / 2, top - self.fs(6.5), self.fs(6.5))
         top -= self.fs(6.5) * 2 + 6 * k
+        top -= self.spent_sides(pos.spent, top)
 
         # mission panel (left) and facts (right)
         panel_w = self.cw * 0.46
@@ -821,7 +851,9 @@ class BookWriter:
         c, pen, k = self.c, self.pen, self.k
         top = self.title_line(p)
         budgets = [pos.current.points if pos.current else 0 for pos, _ in p.legs]
-        task = (f"Start from the standard layout below. Every module is spent: move only, no "
+        sides = (" (each along its spent side's arrows, shown below)"
+                 if self._spent_differently(p.legs[0][0].spent) else "")
+        task = (f"Start from the standard layout below. Every module is spent: move only{sides}, no "
                 f"abilities, no cards. Complete the {len(p.legs)} missions in order, each within "
                 "its own budget of movement points (unused points are lost). Each budget is the "
                 "proven least the mission needs from where the solution's line leaves the "
@@ -836,6 +868,7 @@ class BookWriter:
         top -= h + 4 * k
         draw_layout_key(c, self.W / 2, top - self.fs(6.5), self.fs(6.5))
         top -= self.fs(6.5) * 2 + 8 * k
+        top -= self.spent_sides(start.spent, top)
         # the missions, left to right
         n = len(p.legs)
         gap = 7 * k
@@ -867,6 +900,38 @@ class BookWriter:
             top -= pen.rich(runs, self.margin, top, self.cw, size=self.fs(7.6), leading=1.3) + 3 * k
         self.footer(p, patterns, top)
         self.end_page()
+
+    def _spent_differently(self, spent: frozenset[str] | set[str]) -> list[Module]:
+        """The spent modules whose spent side moves otherwise than their active side."""
+        return [m for m in self.spec.modules if m.code in spent and m.spent_arrows != m.arrows]
+
+    def spent_sides_height(self, spent: frozenset[str] | set[str]) -> float:
+        return 36 * self.k if self._spent_differently(spent) else 0.0
+
+    def spent_sides(self, spent: frozenset[str] | set[str], top: float) -> float:
+        """Below ``top``, the arrows of every spent module whose spent side moves otherwise
+        than its active side, so the reader checks moves against the side facing up;
+        returns the height used (none on a deck whose sides move alike)."""
+        mods = self._spent_differently(spent)
+        if not mods:
+            return 0.0
+        c, k = self.c, self.k
+        fs = self.fs(7.2)
+        label = "Spent sides move:"
+        lw = text_width(label, FONT_BOLD, fs) + 10 * k
+        step = min(42 * k, (self.cw - lw) / len(mods))
+        scale = min(1.3, step / (32 * k))
+        width = lw + step * len(mods)
+        x = self.margin + max(0.0, (self.cw - width) / 2)
+        cy = top - 17 * k
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD, fs)
+        c.drawString(x, cy - fs * 0.35, label)
+        x += lw + step / 2
+        for m in mods:
+            self._module_icon(m.code, m.spent_arrows, True, x, cy, scale)
+            x += step
+        return self.spent_sides_height(spent)
 
     def task_text(self, p: BookPuzzle) -> str:
         pos = p.position
@@ -1044,7 +1109,10 @@ class BookWriter:
         caption: list[str] = []
         for i, a in enumerate(p.plan):
             before, after = states[i], states[i + 1]
-            caption.append(f"{i + 1}. {a}")
+            spent_move = (a.act == "move" and a.module in self.spec.module_by_code
+                          and before.spent >> deck.index[a.module] & 1
+                          and self.spec.module(a.module).spent_arrows != self.spec.module(a.module).arrows)
+            caption.append(f"{i + 1}. {a}" + (" (spent)" if spent_move else ""))
             if before.cells == after.cells and i < len(p.plan) - 1:
                 continue
             cells = state_cells(deck, after)
