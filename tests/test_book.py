@@ -159,24 +159,38 @@ def test_hand_puzzles_need_the_right_opening(made: Path) -> None:
 
 
 def test_pdf_pages_and_text(made: Path) -> None:
+    """Title, contents (a line a puzzle), rules, grading, the worked example, a page a
+    puzzle, the three levels of hints, the solutions; every cross-reference points at the
+    right page and back."""
     pages = pdf_text(str(made / "book.pdf"))
     reader = PdfReader(str(made / "book.pdf"))
     w, h = (float(v) for v in reader.pages[0].mediabox.upper_right)
     assert (round(w), round(h)) == (420, 595)  # A5
     assert "Verified Puzzles" in pages[0] and "Contents" in pages[0]
-    assert "Rules reminder" in pages[1]
+    assert "CONTENTS" in pages[1]
+    assert "Rules reminder" in pages[2]
     for code in NOTATION:
-        assert code in pages[1], code
-    assert "How the puzzles are graded" in pages[2]
-    # one page per puzzle, then the solutions
+        assert code in pages[2], code
+    assert "How the puzzles are graded" in pages[3] and "Technical note" in pages[3]
+    assert "How to solve one" in pages[4] and "The solution." in pages[4]
+    first_hints = next(i for i, t in enumerate(pages) if t.startswith("HINTS"))
+    assert first_hints == 9  # right after the four puzzles
+    hints = "\n".join(t for t in pages if t.startswith("HINTS"))
+    assert "Hint 1: where to start" in hints and "Hint 2: the first action" in hints
+    assert "Hint 3: halfway" in hints
+    # one page per puzzle, then the hints, then the solutions
     for i in range(1, 5):
-        page = pages[2 + i]
+        page = pages[4 + i]
         assert page.startswith(f"PUZZLE {i}") or f"PUZZLE {i}" in page
+        assert re.search(rf"\b{i}\.\s+[^\n]+\s+p\. {5 + i}\b", pages[1])  # listed in the contents
         sol = int(re.search(r"[Ss]olution p\. (\d+)", page).group(1))
-        assert sol > 7 and f"{i}. " in pages[sol - 1]
-        assert f"Puzzle {i}, p. {3 + i}" in pages[sol - 1]  # and back again
-        assert re.search(rf"{i}\. (Mission in \d|Hand puzzle|Verified deal)", page)
-    assert "SOLUTIONS" in pages[7]
+        assert sol > first_hints + 1 and f"{i}. " in pages[sol - 1]
+        assert f"Puzzle {i}, p. {5 + i}" in pages[sol - 1]  # and back again
+        hint = int(re.search(r"Hints pp?\. (\d+)", page).group(1))
+        assert hint == first_hints + 1 and f"{i}. " in pages[hint - 1]
+        assert re.search(rf"{i}\. (Mission in \d+ (move|point)|Hand puzzle|Verified deal)", page)
+        assert "solved" in page  # the box to tick
+    assert any("SOLUTIONS" in t for t in pages[first_hints:])
     for n, page in enumerate(pages[1:], 2):  # page numbers
         assert page.rstrip().endswith(str(n))
     text = "\n".join(pages)
@@ -216,7 +230,7 @@ def test_letter_paper(made: Path) -> None:
     reader = PdfReader(io.BytesIO(data))
     w, h = (float(v) for v in reader.pages[0].mediabox.upper_right)
     assert (round(w), round(h)) == (612, 792)
-    assert len(reader.pages) >= 3 + len(ps) + 1
+    assert len(reader.pages) >= 4 + len(ps) + 1
 
 
 # --------------------------------------------------------------------------- campaigns
@@ -579,7 +593,8 @@ def test_first_moves_counts_different_openings() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--mix", "bogus:3"], "unknown puzzle kind"),
-    (["--paper", "a4"], "use a5 or letter"),
+    (["--paper", "a3"], "use a5, a4, letter, 6x9"),
+    (["--title", "x" * 81], "at most 80 characters"),
     (["--count", "0"], ""),
     (["--spec", "no-such-deck"], "no bundled spec"),
 ])

@@ -227,6 +227,8 @@ def fake_book(monkeypatch) -> dict[str, str]:
     monkeypatch.setattr(build, "generate_book", lambda *a, **k: ["puzzle"])
     monkeypatch.setattr(build, "render_book", lambda *a, **k: b"%PDF-fake")
     monkeypatch.setattr(build, "export_files", lambda *a, **k: dict(files))
+    monkeypatch.setattr(build, "example_puzzle", lambda *a, **k: None)
+    monkeypatch.setattr(build, "shortfalls", lambda *a, **k: [])
     return files
 
 

@@ -20,6 +20,7 @@ import typer
 
 from .errors import InputError, SolverBug
 from .outputs import Outputs, check_output, write_output
+from .words import plural
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
@@ -116,8 +117,6 @@ def handles_input_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def plural(n: int | None, word: str, words: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 def spec_input(spec_arg: str) -> Path:
@@ -471,7 +470,10 @@ def book(
                                           "(generated mission sequences); default "
                                           "mission:55,hand:20,deal:15,campaign:10.")] = "",
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same book, byte for byte.")] = 1,
-    paper: Annotated[str, typer.Option(help="Page size: a5 or letter.")] = "a5",
+    paper: Annotated[str, typer.Option(help="Page size: a5, a4, letter or 6x9 (inches); inner "
+                                            "margins leave room for binding.")] = "a5",
+    title: Annotated[str, typer.Option(help="The cover's title.")] = "ROVE",
+    subtitle: Annotated[str, typer.Option(help="The line under the title.")] = "Verified Puzzles",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
     output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
@@ -488,12 +490,15 @@ def book(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .book.build import (
+        BOOK_PAPERS,
         DEFAULT_MIX,
         ExportCheckFailed,
+        example_puzzle,
         export_files,
         generate_book,
         parse_mix,
         render_book,
+        shortfalls,
     )
     from .generators.puzzles import KIND_NAMES, Settings
     from .spec import load_spec
@@ -502,8 +507,11 @@ def book(
         weights = parse_mix(mix or DEFAULT_MIX)
     except ValueError as exc:
         raise fail_input(f"book: --mix: {exc}") from None
-    if paper not in ("a5", "letter"):
-        raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
+    if paper not in BOOK_PAPERS:
+        raise fail_input(f"book: --paper is {paper!r}; use {', '.join(BOOK_PAPERS)}")
+    for name, text in (("--title", title), ("--subtitle", subtitle)):
+        if len(text) > 80 or not text.isprintable():
+            raise fail_input(f"book: {name} must be printable text of at most 80 characters")
     inputs = [spec_input(spec)]
     check_output(output, "-o", inputs=inputs)
     replace_export = False
@@ -527,7 +535,8 @@ def book(
                    "nothing written", err=True)
         raise typer.Exit(EXIT_FAIL)
     try:  # both check every puzzle on the reader's deck first (SolverBug: a bug, never expected)
-        data = render_book(sp, puzzles, seed, paper)
+        data = render_book(sp, puzzles, seed, paper, title, subtitle,
+                           example_puzzle(sp, seed, puzzles, settings))
         files = export_files(puzzles, sp) if export_dir is not None else {}
     except (ExportCheckFailed, SolverBug) as exc:
         typer.echo(f"book: internal check failed: {exc}; nothing written (a bug in rove, "
@@ -561,6 +570,8 @@ def book(
             out.file(output, data)
         out.commit()
     short = f" (only {len(puzzles)} of {count} could be proven)" if len(puzzles) < count else ""
+    for line in shortfalls(count, weights, puzzles):
+        typer.echo(f"book: {line}", err=True)
     typer.echo(f"wrote {output}: {plural(len(puzzles), 'puzzle')}{short}", err=True)
     if export_dir is not None:
         typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)

@@ -40,6 +40,7 @@ from ..generators.puzzles import (
 )
 from ..position import Position, dump_position, normalized_cells
 from ..spec import Spec
+from ..words import plural
 from .grade import GRADING_TEXT
 
 KIND_ORDER = ("mission", "hand", "deal", "campaign")
@@ -98,9 +99,51 @@ def star_quotas(n: int) -> dict[int, int]:
     return out
 
 
+#: no mission is posed by more than this share of a book's puzzles (and never fewer than
+#: MISSION_REPEATS_MIN of them may share one)
+MISSION_SHARE = 0.15
+MISSION_REPEATS_MIN = 2
+
+
+def posed_mission(p: Puzzle) -> str | None:
+    """The one mission a puzzle poses (Mission in N and hand puzzles); deals and campaigns
+    play a sequence of missions, so the variety rule does not count them."""
+    return p.position.mission if p.kind in ("mission", "hand") else None
+
+
+class MissionQuota:
+    """How often each mission has been posed so far, against the book's cap; and which
+    missions each grade holds already (a grade poses a mission once, so that ``book_order``
+    can always keep equal missions apart)."""
+
+    def __init__(self, count: int) -> None:
+        self.cap = max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
+        self.used: dict[str, int] = {}
+        self.graded: set[tuple[str, int]] = set()
+
+    def allows(self, p: Puzzle) -> bool:
+        m = posed_mission(p)
+        return m is None or self.used.get(m, 0) < self.cap and (m, p.stars) not in self.graded
+
+    def take(self, p: Puzzle) -> None:
+        m = posed_mission(p)
+        if m is not None:
+            self.used[m] = self.used.get(m, 0) + 1
+            self.graded.add((m, p.stars))
+
+    def give_back(self, p: Puzzle) -> None:
+        """``p`` left the book after all."""
+        m = posed_mission(p)
+        if m is not None:
+            self.used[m] -= 1
+            self.graded.discard((m, p.stars))
+
+
 def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
           keys: set[tuple], progress: Progress | None,
-          finish: Callable[[Puzzle], Puzzle] | None = None) -> list[Puzzle]:
+          finish: Callable[[Puzzle], Puzzle] | None = None,
+          quota: MissionQuota | None = None) -> list[Puzzle]:
+    quota = quota or MissionQuota(n)
     quotas = star_quotas(n)
     chosen: dict[int, list[Puzzle]] = {s: [] for s in quotas}
     if progress:
@@ -126,7 +169,7 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
         if enough():
             break
         p = make(f"{seed}:{i}")
-        if p is None or p.key in keys:
+        if p is None or p.key in keys or not quota.allows(p):
             continue
         keys.add(p.key)
         if potential_stars(p) > p.stars:
@@ -146,19 +189,26 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
             weakest = min(chosen[5], key=lambda q: q.score)
             if p.score > weakest.score:
                 chosen[5].remove(weakest)
+                quota.give_back(weakest)
                 chosen[5].append(p)
+                quota.take(p)
                 p = weakest
-        if len(chosen[p.stars]) < quotas[p.stars]:
+        if len(chosen[p.stars]) < quotas[p.stars] and quota.allows(p):
             chosen[p.stars].append(p)
+            quota.take(p)
             if progress:
                 progress(kind, sum(map(len, chosen.values())), n)
         else:
             spare.append(p)
     for s in quotas:  # empty slots take the spare candidates closest in grade
-        while len(chosen[s]) < quotas[s] and spare:
-            best = min(spare, key=lambda p: (abs(p.stars - s), p.stars, spare.index(p)))
+        while len(chosen[s]) < quotas[s]:
+            fits = [p for p in spare if quota.allows(p)]
+            if not fits:
+                break
+            best = min(fits, key=lambda p: (abs(p.stars - s), p.stars, spare.index(p)))
             spare.remove(best)
             chosen[s].append(best)
+            quota.take(best)
             if progress:
                 progress(kind, sum(map(len, chosen.values())), n)
     return [p for s in sorted(chosen) for p in chosen[s]]
@@ -189,6 +239,7 @@ def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
     """``count`` verified puzzles (fewer only if even Mission in N runs dry), in book order."""
     counts = split_count(count, mix)
     keys: set[tuple] = set()
+    quota = MissionQuota(count)
     found: list[Puzzle] = []
     makers = {
         "mission": lambda label: mission_puzzle(spec, label, settings),
@@ -204,14 +255,112 @@ def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
             if kind == "deal":
                 got = _deals(counts[kind], spec, settings, seed, keys, progress)
             else:
-                got = _fill(kind, counts[kind], makers[kind], seed, keys, progress, finish)
+                got = _fill(kind, counts[kind], makers[kind], seed, keys, progress, finish, quota)
             found += got
             short = counts[kind] - len(got)
             if short:
                 counts["mission"] = counts.get("mission", 0) + short
     if counts.get("mission"):
-        found += _fill("mission", counts["mission"], makers["mission"], seed, keys, progress, finish)
-    return sorted(found, key=lambda p: (p.stars, KIND_ORDER.index(p.kind), p.score, p.source))
+        found += _fill("mission", counts["mission"], makers["mission"], seed, keys, progress, finish,
+                       quota)
+    return book_order(found)
+
+
+#: the worked example: a small Mission in N (points, and actions at most), tried this often
+EXAMPLE_POINTS, EXAMPLE_ACTIONS, EXAMPLE_TRIES = (2, 3), 4, 40
+
+
+def example_puzzle(spec: Spec, seed: int, puzzles: list[Puzzle],
+                   settings: Settings = Settings()) -> Puzzle | None:
+    """A small Mission in N for the "How to solve one" page, none of the book's own (by
+    key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits."""
+    taken = {p.key for p in puzzles}
+    for i in range(EXAMPLE_TRIES):
+        p = mission_puzzle(spec, f"{seed}:example:{i}", settings)
+        if (p is not None and p.key not in taken
+                and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
+                and len(p.plan) <= EXAMPLE_ACTIONS):
+            return p
+    return None
+
+
+def book_order(puzzles: list[Puzzle]) -> list[Puzzle]:
+    """By stars (the book ramps), and within a grade arranged so that no two neighbouring
+    puzzles pose the same mission and kinds alternate where they can.
+
+    Within a grade the puzzles start in (kind, score) order; each next place takes, among
+    those whose mission differs from the puzzle before it, the one whose mission is left
+    most often in the grade (so the repeats can still be spread: the classic greedy that
+    keeps equal items apart whenever that is possible), then one of another kind than the
+    puzzle before, then the earliest."""
+    ranked = sorted(puzzles, key=lambda p: (p.stars, KIND_ORDER.index(p.kind), p.score, p.source))
+    out: list[Puzzle] = []
+    for stars in sorted({p.stars for p in ranked}):
+        left = [p for p in ranked if p.stars == stars]
+        while left:
+            prev = out[-1] if out else None
+            prev_mission = posed_mission(prev) if prev else None
+            fits = [p for p in left if prev_mission is None or posed_mission(p) != prev_mission] or left
+            missions = [posed_mission(q) for q in left]
+            ranks = [(-(missions.count(m) if m is not None else 0),
+                      int(prev is not None and p.kind == prev.kind), i)
+                     for i, p in enumerate(fits) for m in (posed_mission(p),)]
+            best = fits[min(ranks)[2]]
+            left.remove(best)
+            out.append(best)
+    return _part_neighbours(out)
+
+
+def _part_neighbours(order: list[Puzzle]) -> list[Puzzle]:
+    """Mend what the grade-by-grade greedy cannot see: two neighbours with one mission
+    across a grade boundary.  The later one trades places with a puzzle of its own grade
+    (so the grades still ramp) where that leaves no equal neighbours around either place;
+    failing that, the earlier one does."""
+    out = list(order)
+
+    def clash(i: int) -> bool:
+        return 0 < i < len(out) and posed_mission(out[i]) is not None and \
+            posed_mission(out[i]) == posed_mission(out[i - 1])
+
+    for i in range(1, len(out)):
+        if not clash(i):
+            continue
+        for at in (i, i - 1):
+            others = [j for j in range(len(out)) if j not in (i, i - 1) and out[j].stars == out[at].stars]
+            for j in others:
+                out[at], out[j] = out[j], out[at]
+                if not any(clash(x) for x in (at, at + 1, j, j + 1)):
+                    break
+                out[at], out[j] = out[j], out[at]
+            else:
+                continue
+            break
+    return out
+
+
+KIND_NOUNS = {"mission": ("Mission in N puzzle", "Mission in N puzzles"),
+              "hand": ("hand puzzle", "hand puzzles"), "deal": ("verified deal", "verified deals"),
+              "campaign": ("campaign", "campaigns")}
+
+
+def shortfalls(count: int, mix: dict[str, int], puzzles: list[Puzzle]) -> list[str]:
+    """One line for each kind the book asked for and the deck could not supply in full:
+    what was asked, what was made, why (the candidates tried did not pass the proofs within
+    their node budgets, or would repeat a mission too often)."""
+    out = []
+    made = {k: sum(p.kind == k for p in puzzles) for k in KIND_ORDER}
+    for kind, asked in split_count(count, mix).items():
+        if kind == "mission" or made[kind] >= asked:
+            continue
+        per, floor = ATTEMPTS[kind]
+        out.append(f"asked for {plural(asked, *KIND_NOUNS[kind])}, made "
+                   f"{made[kind]}: of up to {max(floor, per * asked)} candidates from this deck, "
+                   "too few passed the proofs within their node budgets (or they repeated a "
+                   "mission too often); Mission in N puzzles took the free places")
+    if sum(made.values()) < count:
+        out.append(f"made {sum(made.values())} of the {count} puzzles asked for: even Mission in N "
+                   "candidates ran out")
+    return out
 
 
 # --------------------------------------------------------------------------- printing and export
@@ -247,10 +396,6 @@ def _said(words: dict[int, str], value: object) -> str | None:
     return words.get(n) if n is not None else None
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def measured(p: Puzzle) -> tuple[str, ...]:
     """The graded features, in words, for the solutions section.  A feature that is not a
     number (a flag or None where a count belongs) is left out rather than printed."""
@@ -263,13 +408,13 @@ def measured(p: Puzzle) -> tuple[str, ...]:
     words: list[str | None] = []
     if p.kind == "deal":
         if n["points"] is not None and n["cards"] is not None and n["abilities"] is not None:
-            words.append(f"winning line of {_plural(n['points'], 'point')}, "
-                         f"{_plural(n['cards'], 'card')} and "
-                         f"{_plural(n['abilities'], 'ability', 'abilities')}")
+            words.append(f"winning line of {plural(n['points'], 'point')}, "
+                         f"{plural(n['cards'], 'card')} and "
+                         f"{plural(n['abilities'], 'ability', 'abilities')}")
         if n["hand_size"]:
             words.append(f"starting hand of {n['hand_size']}")
         if n["nodes"] is not None:
-            words.append(f"the game solver examined {_plural(n['nodes'], 'position')}")
+            words.append(f"the game solver examined {plural(n['nodes'], 'position')}")
         return tuple(w for w in words if w)
     first_moves = (None if n["first_moves"] is None else "a unique optimal first move"
                    if n["first_moves"] == 1 else "2 or more optimal first moves")
@@ -280,7 +425,7 @@ def measured(p: Puzzle) -> tuple[str, ...]:
                          "the book's line (each proven optimal from where the line leaves the "
                          "layout, by CP-SAT and A*)")
         if n["traps"] is not None:
-            words.append(f"{_plural(n['traps'], 'trap')} (missions after which some optimal "
+            words.append(f"{plural(n['traps'], 'trap')} (missions after which some optimal "
                          "finish leaves the next one out of its budget)")
         words.append(_said({0: "a greedy player completes them all", 1: "a greedy player gets "
                             "stuck after the first mission", 2: "a greedy player fails the first "
@@ -289,29 +434,29 @@ def measured(p: Puzzle) -> tuple[str, ...]:
         return tuple(w for w in words if w)
     if p.kind == "mission":
         if n["points"] is not None:
-            words.append(f"optimum {_plural(n['points'], 'point')} (A*)")
+            words.append(f"optimum {plural(n['points'], 'point')} (A*)")
         words.append(first_moves)
     else:
         if n["points"] is not None and n["cards"] is not None:
-            words.append(f"best {_plural(n['points'], 'point')} and {_plural(n['cards'], 'card')} (A*)")
+            words.append(f"best {plural(n['points'], 'point')} and {plural(n['cards'], 'card')} (A*)")
         if n["wrong_plays"] is not None and n["plays"] is not None:
             words.append(f"{n['wrong_plays']} of {n['plays']} opening card plays fail or cost more")
         if f.bonus_needed is True:
             words.append("a bonus is needed")
     if n["abilities"]:
-        words.append(f"{_plural(n['abilities'], 'ability', 'abilities')} needed")
+        words.append(f"{plural(n['abilities'], 'ability', 'abilities')} needed")
     if n["actions"]:
-        words.append(f"a plan of {_plural(n['actions'], 'action')}")
+        words.append(f"a plan of {plural(n['actions'], 'action')}")
     if n["solutions"]:
         words.append("a unique optimal solution (up to the order of independent actions)"
                      if n["solutions"] == 1 else
                      f"{n['solutions']} essentially different optimal solutions")
     if n["branching"] is not None:
-        words.append(f"{_plural(n['branching'], 'action')} at the start")
+        words.append(f"{plural(n['branching'], 'action')} at the start")
     words.append(_said({0: "a greedy player finds it", 1: "a greedy player overspends",
                         2: "a greedy player gets stuck"}, f.greedy))
     if n["nodes"] is not None:
-        words.append(f"A* examined {_plural(n['nodes'], 'position')}")
+        words.append(f"A* examined {plural(n['nodes'], 'position')}")
     words.append(score)
     return tuple(w for w in words if w)
 
@@ -319,11 +464,17 @@ def measured(p: Puzzle) -> tuple[str, ...]:
 def book_puzzles(puzzles: list[Puzzle]):  # -> list[BookPuzzle]
     """The puzzles as the PDF prints them (imports ReportLab)."""
     from ..pdf.book import BookPuzzle
+    from .hints import check_hints, hints_for
 
-    return [BookPuzzle(number=i, name=puzzle_name(i, p), kind=p.kind, title=puzzle_title(p),
-                       stars=p.stars, position=p.position, plan=p.plan, notes=p.notes,
-                       measured=measured(p), difficulty=p.difficulty, legs=p.legs)
-            for i, p in enumerate(puzzles, 1)]
+    out = []
+    for i, p in enumerate(puzzles, 1):
+        legs = _legs(p)
+        check_hints(p.kind, legs)
+        out.append(BookPuzzle(number=i, name=puzzle_name(i, p), kind=p.kind, title=puzzle_title(p),
+                              stars=p.stars, position=p.position, plan=p.plan, notes=p.notes,
+                              measured=measured(p), difficulty=p.difficulty, legs=p.legs,
+                              hints=hints_for(p.kind, legs)))
+    return out
 
 
 # --------------------------------------------------------------------------- the reader's deck
@@ -376,11 +527,18 @@ def check_reader_deck(source: Spec, puzzles: list[Puzzle]) -> None:
                 raise SolverBug(f"{where}: the printed solution fails on the reader's deck ({why})")
 
 
-def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5") -> bytes:
-    """The PDF bytes of a book of these puzzles (checked on the reader's deck first)."""
+#: the book's page sizes: A5 and A4, US Letter, 6 x 9 in (a print-on-demand trim)
+BOOK_PAPERS = ("a5", "a4", "letter", "6x9")
+
+
+def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5",
+                title: str = "ROVE", subtitle: str = "Verified Puzzles",
+                example: Puzzle | None = None) -> bytes:
+    """The PDF bytes of a book of these puzzles (checked on the reader's deck first), with
+    ``example`` worked through on a page before the first puzzle."""
     from ..pdf.book import BookInfo, render_book_pdf
 
-    check_reader_deck(spec, puzzles)
+    check_reader_deck(spec, puzzles + ([example] if example else []))
 
     kinds = {p.kind for p in puzzles}
     kinds_text = []
@@ -403,8 +561,9 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5")
                            "standard start by movement alone (every module spent, moving on its "
                            "spent side), each within its own budget. "
                            "Finish each mission with the next one in mind."))
-    info = BookInfo(spec_name=spec.name, seed=seed, paper=paper, grading=tuple(GRADING_TEXT),
-                    kinds_text=tuple(kinds_text))
+    worked = book_puzzles([example])[0] if example else None
+    info = BookInfo(title=title, subtitle=subtitle, spec_name=spec.name, seed=seed, paper=paper,
+                    grading=tuple(GRADING_TEXT), kinds_text=tuple(kinds_text), example=worked)
     return render_book_pdf(spec, book_puzzles(puzzles), info)
 
 

@@ -164,10 +164,25 @@ def _cuts(kind: str) -> str:
 
 _W = WEIGHTS
 _M = MISSION_WEIGHTS
+#: The grading page: first what makes a puzzle harder, in a reader's words, then the
+#: technical note with every weight and cut (``TECHNICAL_FROM`` is where it starts).
 GRADING_TEXT = [
     ("How the puzzles are graded",
-     "The stars (1 to 5) come from the solvers' measurements alone: each adds to a score, cut "
-     "at fixed thresholds. A harder measurement never lowers the stars (the tests check it)."),
+     "Stars say how hard a puzzle is for a person, from one (gentle) to five (brutal). A "
+     "puzzle gets harder when:\n"
+     "+ its best solution is longer: more points to spend, more actions, more abilities to "
+     "chain;\n"
+     "+ the start offers many actions, and only one first move, or one whole solution, works;\n"
+     "+ the obvious play fails: always moving what looks closest to the mission overspends or "
+     "gets stuck;\n"
+     "+ in a hand puzzle, the order of the cards matters: most openings fail, and only a bonus "
+     "pays enough;\n"
+     "+ in a deal or a campaign, the hand is small, the missions are dear, and finishing one "
+     "mission carelessly leaves the next out of reach.\n"
+     "The stars come from the solvers' measurements alone; the note below gives every figure."),
+    ("Technical note",
+     "Each measurement adds to a score, cut at fixed thresholds. A harder measurement never "
+     "lowers the stars (the tests check it)."),
     ("Mission in N",
      f"+{_n(_M['points'])} per movement point, +{_n(_M['actions'])} per action and "
      f"+{_n(_M['abilities'])} per ability of the best solution\n"
@@ -181,7 +196,7 @@ GRADING_TEXT = [
      "model of a person, a lookahead player who thinks 1, 2, 3, ... actions ahead, closest-"
      "looking actions first, and drops a line when its points cannot cover the cells still "
      "missing: on 200 generated puzzles the stars order them by the positions it looks at "
-     "(bench/grading.py)."),
+     "(rove's bench/grading.py)."),
     ("Hand puzzles",
      f"+{_n(_W['points'])} per point, +{_n(_W['cards'])} per card; "
      f"+{_n(_W['unique'])} for a unique optimal first move (half if not); "

@@ -97,7 +97,13 @@ class Puzzle:
     @property
     def title(self) -> str:
         if self.kind == "mission":
-            return f"Mission in {self.features.points}"
+            # N counts points; with every ability spent each point is one move, otherwise
+            # abilities (free) add actions, and the title must not read as N moves
+            n, acts = self.features.points, self.features.actions
+            if self.position.spent >= frozenset(self.position.spec.codes):
+                return f"Mission in {n} move{'s' if n != 1 else ''}"
+            more = f" ({acts} actions)" if acts > n else ""
+            return f"Mission in {n} point{'s' if n != 1 else ''}{more}"
         if self.kind == "hand":
             return "Hand puzzle"
         if self.kind == "campaign":

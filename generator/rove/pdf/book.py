@@ -21,18 +21,24 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
+from ..book.hints import Hints
 from ..engine import Deck, State, matched_cells, state_cells, state_from_position
 from ..generators.deals import start_layout
 from ..grid import Cell, Direction
 from ..position import Position
 from ..replay import states_along
 from ..spec import Arrow, Module, Pattern, Spec
+from ..words import plural
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
 
 MM = 72.0 / 25.4
-PAPERS: dict[str, tuple[float, float]] = {"a5": (148 * MM, 210 * MM), "letter": (612.0, 792.0)}
+#: page sizes (points): A5 and A4, US Letter, and the 6 x 9 in trim of print-on-demand books
+PAPERS: dict[str, tuple[float, float]] = {"a5": (148 * MM, 210 * MM), "a4": (210 * MM, 297 * MM),
+                                          "letter": (612.0, 792.0), "6x9": (432.0, 648.0)}
+#: extra inner margin (the binding gutter), as a share of the page width
+GUTTER_SHARE = 0.035
 
 SPENT_FILL = Color(0.80, 0.80, 0.80)
 SPENT_INK = Color(0.32, 0.32, 0.33)
@@ -63,18 +69,20 @@ class BookPuzzle:
     difficulty: str | None = None
     #: campaigns: (position, plan) per mission; each position carries the campaign's spec
     legs: tuple[tuple[Position, tuple[Action, ...]], ...] = ()
+    hints: Hints | None = None       # the graded hints, printed before the solutions
 
 
 @dataclass(frozen=True)
 class BookInfo:
-    title: str = "ROVE: Verified Puzzles"
-    subtitle: str = ""
+    title: str = "ROVE"                   # the cover's big line (and the PDF's title)
+    subtitle: str = "Verified Puzzles"    # the line under it
     spec_name: str = "Standard deck"
     seed: int = 0
     paper: str = "a5"
     grading: tuple[tuple[str, str], ...] = ()
     kinds_text: tuple[tuple[str, str], ...] = ()
     later_text: str = ""
+    example: BookPuzzle | None = None     # the worked puzzle of "How to solve one"
 
 
 # --------------------------------------------------------------------------- small drawings
@@ -416,15 +424,26 @@ class BookWriter:
         self.puzzles = list(puzzles)
         self.info = info
         self.W, self.H = PAPERS[info.paper]
-        self.big = info.paper == "letter"
+        self.big = info.paper in ("letter", "a4")
         # scale of sizes relative to A5 (the tighter of width and height)
         self.k = min(self.W / PAPERS["a5"][0], self.H / PAPERS["a5"][1])
         self.margin = 30.0 * self.k
-        self.cw = self.W - 2 * self.margin
+        # a bound book loses some of each page to the spine: the inner margin is wider by
+        # the gutter (left on odd pages, right on even ones; ``begin_page`` shifts the page)
+        self.gutter = round(GUTTER_SHARE * self.W, 2)
+        self.cw = self.W - 2 * self.margin - self.gutter
+        self.right = self.margin + self.cw  # the right edge of the text block
+        self.cx = self.margin + self.cw / 2  # its centre
         self.names = {m.code: m.name for m in spec.modules}
         self.deck = Deck(spec)
-        self.front_pages = 3  # title, rules, grading
-        self.first_puzzle_page = self.front_pages + 1
+        # front matter: title, the contents (a line a puzzle), rules, grading
+        self.contents_lines = max(1, int((self.H - 2 * self.margin - 60 * self.k) / (self.fs(8) * 1.75)))
+        contents_pages = -(-len(self.puzzles) // self.contents_lines) or 1
+        self.contents_page_no = 2
+        self.rules_page_no = self.contents_page_no + contents_pages
+        self.grading_page_no = self.rules_page_no + 1
+        self.example_page_no = self.grading_page_no + 1 if info.example else None
+        self.first_puzzle_page = self.grading_page_no + 1 + (1 if info.example else 0)
         self.page_no = 0
 
     # ------------------------------------------------------------------ geometry helpers
@@ -442,13 +461,18 @@ class BookWriter:
         top_room = 22.0 * self.k
         avail = self.H - 2 * self.margin - top_room - 8 * self.k
         sol_pages, starts = paginate(sol_blocks, avail)
-        self.first_solution_page = self.first_puzzle_page + len(self.puzzles)
+        hint_pages, hint_starts = paginate(self.hint_blocks(), avail)
+        hint_pages = [page for page in hint_pages if page]
+        self.first_hint_page = self.first_puzzle_page + len(self.puzzles)
+        #: the page of each level of hints (1, 2, 3)
+        self.hint_page = {level: self.first_hint_page + at for level, at in hint_starts.items()}
+        self.first_solution_page = self.first_hint_page + len(hint_pages)
         self.solution_page = {p.number: self.first_solution_page + starts[p.number]
                               for p in self.puzzles}
         buf = io.BytesIO()
         c = Canvas(buf, pagesize=(self.W, self.H), invariant=1, pageCompression=1,
                    initialFontName=FONT, initialFontSize=8)
-        c.setTitle(self.info.title)
+        c.setTitle(f"{self.info.title}: {self.info.subtitle}" if self.info.subtitle else self.info.title)
         c.setAuthor("rove")
         c.setSubject(f"ROVE puzzle book, deck '{self.spec.name}', seed {self.info.seed}")
         c.setCreator("rove book")
@@ -456,10 +480,21 @@ class BookWriter:
         self.c = c
         self.pen = Pen(c)
         self.title_page()
+        self.contents_pages()
         self.rules_page()
         self.grading_page()
+        if self.info.example is not None:
+            self.example_page(self.info.example)
         for p in self.puzzles:
             self.puzzle(p)
+        for i, page in enumerate(hint_pages):
+            self.begin_page()
+            self.running_head("Hints" + (" (continued)" if i else ""),
+                              "try one level at a time")
+            top = self.H - self.margin - top_room
+            for item, off in page:
+                item.draw(c, self.margin, top - off)
+            self.end_page()
         for i, page in enumerate(sol_pages):
             self.begin_page()
             self.running_head("Solutions" + (" (continued)" if i else ""))
@@ -471,14 +506,17 @@ class BookWriter:
         return buf.getvalue()
 
     def begin_page(self) -> None:
+        """A new page; an odd (right-hand) page's text block moves away from the spine."""
         self.page_no += 1
+        self.shift = self.gutter if self.page_no % 2 else 0.0
+        self.c.translate(self.shift, 0)
 
     def end_page(self) -> None:
         c = self.c
         if self.page_no > 1:
             c.setFillColor(SOFT)
             c.setFont(FONT, self.fs(8))
-            c.drawCentredString(self.W / 2, self.margin * 0.5, str(self.page_no))
+            c.drawCentredString(self.cx, self.margin * 0.5, str(self.page_no))
         c.showPage()
 
     def running_head(self, text: str, right: str = "") -> None:
@@ -489,10 +527,10 @@ class BookWriter:
         c.drawString(self.margin, y, text.upper())
         if right:
             c.setFont(FONT, self.fs(7))
-            c.drawRightString(self.W - self.margin, y, right)
+            c.drawRightString(self.right, y, right)
         c.setStrokeColor(GRID_FAINT)
         c.setLineWidth(0.6)
-        c.line(self.margin, y - 4 * self.k, self.W - self.margin, y - 4 * self.k)
+        c.line(self.margin, y - 4 * self.k, self.right, y - 4 * self.k)
 
     def heading(self, text: str, top: float, size: float = 15) -> float:
         c = self.c
@@ -509,26 +547,26 @@ class BookWriter:
         info = self.info
         top = self.H - self.margin - 60 * k
         c.setFillColor(MODULE_ACCENT)
-        c.rect(0, self.H - 150 * k, self.W, 150 * k, stroke=0, fill=1)
-        c.setFillColor(white)
-        c.setFont(FONT_BOLD, self.fs(30))
-        c.drawString(self.margin, self.H - 80 * k, "ROVE")
-        c.setFont(FONT, self.fs(15))
-        c.drawString(self.margin, self.H - 104 * k, "Verified Puzzles")
-        c.setFont(FONT, self.fs(8.5))
-        c.drawString(self.margin, self.H - 124 * k,
-                     f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}")
+        c.rect(-self.shift, self.H - 150 * k, self.W, 150 * k, stroke=0, fill=1)
         # a small decorative layout: the deck's own modules at the standard start, the
         # second one spent
         codes = self.spec.codes
         demo = start_layout(codes)
         fr = Frame.around(list(demo.values()), 0)
         cell = min(18 * k, 120 * k / max(fr.cols, 1), 100 * k / max(fr.rows, 1))
-        draw_layout(c, demo, set(codes[1:2]), fr, self.W - self.margin - fr.cols * cell,
+        draw_layout(c, demo, set(codes[1:2]), fr, self.right - fr.cols * cell,
                     self.H - 40 * k, cell, ruler=False)
+        # the title lines, shrunk (then cut) to the room left of the layout
+        room = self.cw - fr.cols * cell - 10 * k
+        c.setFillColor(white)
+        for text, font, want, down in ((info.title, FONT_BOLD, 30.0, 80), (info.subtitle, FONT, 15.0, 104),
+                                       (f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}",
+                                        FONT, 8.5, 124)):
+            size = fit_size(text, font, self.fs(want), room, self.fs(want) * 0.45)
+            c.setFont(font, size)
+            c.drawString(self.margin, self.H - down * k, clip_text(text, font, size, room))
         top = self.H - 175 * k
-        intro = (info.subtitle or
-                 "Every puzzle in this book was generated from the card spec and proven by the "
+        intro = ("Every puzzle in this book was generated from the card spec and proven by the "
                  "solvers: each one has a solution, the optimum stated is the true optimum, and "
                  "every printed solution was replayed move by move through the rules engine. "
                  "The puzzles ramp from gentle (one star) to brutal (five stars).")
@@ -547,22 +585,55 @@ class BookWriter:
                             size=self.fs(8), leading=1.35) + 5 * k
         top -= 10 * k
         top -= self.heading("Contents", top, 12)
-        rows = [("Rules reminder and notation", 2), ("How the puzzles are graded", 3),
+        rows = [("Every puzzle, with its kind and grade", self.contents_page_no),
+                ("Rules reminder and notation", self.rules_page_no),
+                ("How the puzzles are graded", self.grading_page_no),
+                *((("How to solve one: a worked example", self.example_page_no),)
+                  if self.example_page_no else ()),
                 (f"Puzzles 1-{len(self.puzzles)}", self.first_puzzle_page),
+                *((("Hints, in three levels", self.first_hint_page),) if self.hint_page else ()),
                 ("Solutions", self.first_solution_page)]
         c.setFont(FONT, self.fs(9))
         for text, page in rows:
             y = top - self.fs(9)
             c.setFillColor(INK)
             c.drawString(self.margin, y, text)
-            c.drawRightString(self.W - self.margin, y, f"p. {page}")
+            c.drawRightString(self.right, y, f"p. {page}")
             c.setStrokeColor(GRID_FAINT)
             c.setDash(1, 2)
             c.line(self.margin + text_width(text, FONT, self.fs(9)) + 4, y + 1,
-                   self.W - self.margin - text_width(f"p. {page}", FONT, self.fs(9)) - 4, y + 1)
+                   self.right - text_width(f"p. {page}", FONT, self.fs(9)) - 4, y + 1)
             c.setDash()
             top -= self.fs(9) * 1.7
         self.end_page()
+
+    def contents_pages(self) -> None:
+        """Every puzzle on a line: number, title, kind's grade in stars, its page."""
+        c, k = self.c, self.k
+        fs = self.fs(8)
+        step = fs * 1.75
+        for first in range(0, max(len(self.puzzles), 1), self.contents_lines):
+            self.begin_page()
+            self.running_head("Contents" + (" (continued)" if first else ""))
+            top = self.H - self.margin - 16 * k
+            if first == 0:
+                top -= self.heading("The puzzles", top, 13)
+            for i, p in enumerate(self.puzzles[first:first + self.contents_lines]):
+                y = top - fs - i * step
+                c.setFillColor(INK)
+                c.setFont(FONT_BOLD, fs)
+                c.drawRightString(self.margin + 14 * k, y, f"{p.number}.")
+                c.setFont(FONT, fs)
+                c.drawString(self.margin + 19 * k, y, p.title)
+                page = f"p. {self.puzzle_page(p)}"
+                c.drawRightString(self.right, y, page)
+                stars_right = self.right - text_width("p. 000", FONT, fs) - 8 * k
+                left = draw_stars(c, stars_right, y + fs * 0.35, 3.4 * k, p.stars)
+                c.setStrokeColor(GRID_FAINT)
+                c.setDash(1, 2)
+                c.line(self.margin + 19 * k + text_width(p.title, FONT, fs) + 4, y + 1, left - 6 * k, y + 1)
+                c.setDash()
+            self.end_page()
 
     def rules_page(self) -> None:
         self.begin_page()
@@ -625,7 +696,7 @@ class BookWriter:
                 c.drawString(x, cy - fs * 0.95 * (j + 1), line)
             ab = ABILITY_TEXT.get(m.ability, m.ability)
             ax = self.margin + (166 if two_sides else 128) * k
-            lines = wrap_text(ab, FONT, fs, self.W - self.margin - ax)
+            lines = wrap_text(ab, FONT, fs, self.right - ax)
             yy = cy + (len(lines) * fs * 1.2) / 2 - fs * 0.85
             for line in lines:
                 c.drawString(ax, yy, line)
@@ -678,7 +749,7 @@ class BookWriter:
         top -= self.pen.rich([(FONT_BOLD, "Diagrams. "), (FONT, "Solutions show the layout after "
                               "each step that moves something; card plays and draws go with the "
                               "next diagram.")], self.margin, top, self.cw, size=fs, leading=1.3)
-        draw_layout_key(c, self.W / 2, top - 4 * k - self.fs(6.5), self.fs(6.5), moved=True,
+        draw_layout_key(c, self.cx, top - 4 * k - self.fs(6.5), self.fs(6.5), moved=True,
                         matched=True)
         self.end_page()
 
@@ -707,32 +778,39 @@ class BookWriter:
         pen, k = self.pen, self.k
         self.running_head("How the puzzles are graded")
         top = self.H - self.margin - 16 * k
-        first = True
-        for head, text in self.info.grading:
-            if first:
+        for i, (head, text) in enumerate(self.info.grading):
+            # the reader's part first; the technical note after it, in smaller type
+            size = self.fs(7.8 if i == 0 else 6.3)
+            if i == 0:
                 top -= self.heading(head, top, 13)
-                first = False
             else:
                 c = self.c
                 c.setFillColor(INK)
-                c.setFont(FONT_BOLD, self.fs(9))
-                c.drawString(self.margin, top - self.fs(9), head)
-                top -= self.fs(9) * 1.6
+                c.setFont(FONT_BOLD, self.fs(9 if i == 1 else 7.6))
+                c.drawString(self.margin, top - self.fs(9 if i == 1 else 7.6), head)
+                top -= self.fs(9 if i == 1 else 7.6) * 1.5
             for line in text.split("\n"):
-                if line.startswith("+"):  # a term of the score: a bullet with a hanging indent
+                if line.startswith("+"):  # a bullet with a hanging indent
                     c = self.c
                     c.setFillColor(INK)
-                    c.setFont(FONT, self.fs(8))
-                    c.drawString(self.margin + 4 * k, top - self.fs(8), "•")
-                    top -= pen.para(line, self.margin + 12 * k, top, self.cw - 12 * k,
-                                    size=self.fs(8), leading=1.3) + 1 * k
+                    c.setFont(FONT, size)
+                    c.drawString(self.margin + 4 * k, top - size, "•")
+                    # (a term of the score keeps its sign; the reader's list drops it)
+                    top -= pen.para(line[1:].strip() if i == 0 else line, self.margin + 12 * k, top,
+                                    self.cw - 12 * k,
+                                    size=size, leading=1.3) + 1 * k
                 else:
-                    top -= pen.para(line, self.margin, top, self.cw, size=self.fs(8),
-                                    leading=1.35) + 1 * k
-            top -= 7 * k
-        # the star scale, with how many puzzles of each grade this book holds
-        c = self.c
-        top -= 2 * k
+                    top -= pen.para(line, self.margin, top, self.cw, size=size,
+                                    leading=1.3) + 1 * k
+            top -= (5 if i == 0 else 3) * k
+            if i == 0:
+                top -= self.star_scale(top)
+        self.end_page()
+
+    def star_scale(self, top: float) -> float:
+        """The star scale, with how many puzzles of each grade this book holds, below
+        ``top``; returns the height used."""
+        c, k = self.c, self.k
         for n in range(1, 6):
             y = top - 10 * k - (n - 1) * 14 * k
             draw_stars(c, self.margin + 60 * k, y + 3 * k, 4.2 * k, n)
@@ -748,6 +826,68 @@ class BookWriter:
             c.setFillColor(SOFT)
             c.drawString(self.margin + 112 * k, y,
                          f"{len(here)} puzzle{'s' if len(here) != 1 else ''}" + (f": {kinds}" if kinds else ""))
+        return 5 * 14 * k + 2 * k
+
+    # ------------------------------------------------------------------ the worked example
+    def example_page(self, p: BookPuzzle) -> None:
+        """"How to solve one": a small Mission in N (not one of the book's), the way to
+        think about it, and its solution step by step, each step in words and drawn."""
+        self.begin_page()
+        c, pen, k = self.c, self.pen, self.k
+        self.running_head("How to solve one")
+        top = self.H - self.margin - 16 * k
+        top -= self.heading("How to solve one", top, 13)
+        pos = p.position
+        card = self.spec.card(pos.mission)
+        n = pos.current.points if pos.current else 0
+        fs = self.fs(7.8)
+        # the puzzle, small: layout left, mission right
+        frame = Frame.around(list(pos.cells.values()), 1)
+        cell = min(20 * k, (self.cw * 0.55) / (frame.cols + 0.6), 110 * k / (frame.rows + 0.6))
+        w, h = layout_size(frame, cell, True)
+        draw_layout(c, pos.cells, pos.spent, frame, self.margin, top, cell)
+        px = self.margin + max(w, self.cw * 0.55) + 8 * k
+        pw = self.right - px
+        ph = min(h, 96 * k)
+        self.panel(px, top - ph, pw, ph, MISSION_ACCENT)
+        c.setFillColor(MISSION_ACCENT)
+        c.setFont(FONT_BOLD, self.fs(6.5))
+        c.drawString(px + 5 * k, top - 10 * k, f"MISSION · {card.mission.title}")
+        draw_pattern(c, card.mission.pattern, px + pw / 2, top - 14 * k - (ph - 20 * k) / 2,
+                     pw - 12 * k, ph - 24 * k, max_cell=16 * k)
+        top -= max(h, ph) + 8 * k
+        spent = sorted(pos.spent)
+        active = [x for x in self.spec.codes if x not in pos.spent]
+        steps = [
+            ("Read the task. ", f"A bare budget of {plural(n, 'point')} and no cards: every move along "
+             "an arrow costs 1 point. " + (f"Spent: {' '.join(spent)}. " if spent else "") +
+             (f"Abilities still free to use: {' '.join(active)}." if active else "No ability is left.")),
+            ("Find the shape. ", f"The mission {card.mission.title} is matched when some shift of its "
+             "pattern puts the named module on its letter and any modules on the grey cells. Look "
+             "for the place where the layout already holds most of the shape, with the named "
+             "module closest to its cell."),
+            ("Count before you move. ", f"Each module that must change cells costs at least one move "
+             f"(or a free ability). If that count is above {n}, look for another place, or an "
+             "ability that moves a module for nothing."),
+            ("The solution. ", "Here it is, step by step:"),
+        ]
+        for head, text in steps:
+            top -= pen.rich([(FONT_BOLD, head), (FONT, text)], self.margin, top, self.cw, size=fs,
+                            leading=1.3) + 3 * k
+        states = _replay_states(self.deck, pos, p.plan)
+        for i, a in enumerate(p.plan):
+            runs = [(FONT_BOLD, f"{i + 1}. {a}  "), (FONT, action_words(a, self.spec))]
+            top -= pen.rich(runs, self.margin + 8 * k, top, self.cw - 8 * k, size=fs, leading=1.3) + 1 * k
+        top -= 4 * k
+        block = Block(0)
+        self._step_diagrams(block, p, states)
+        for item in block.items:
+            item.draw(c, self.margin, top)
+            top -= item.height
+        pen.para(f"The layout now matches {card.mission.title}: the mission is complete, with "
+                 f"{plural(n, 'point')} spent, the fewest possible. Every puzzle in this book "
+                 "works the same way; the hints before the solutions help one step at a time.",
+                 self.margin, top - 2 * k, self.cw, font=FONT_ITALIC, size=fs, color=SOFT)
         self.end_page()
 
     # ------------------------------------------------------------------ a puzzle page
@@ -779,7 +919,7 @@ class BookWriter:
         w, h = layout_size(frame, cell, True)
         draw_layout(c, cells, pos.spent, frame, self.margin + (self.cw - w) / 2, top, cell)
         top -= h + 4 * k
-        draw_layout_key(c, self.W / 2, top - self.fs(6.5), self.fs(6.5))
+        draw_layout_key(c, self.cx, top - self.fs(6.5), self.fs(6.5))
         top -= self.fs(6.5) * 2 + 6 * k
         top -= self.spent_sides(pos.spent, top)
 
@@ -820,16 +960,28 @@ class BookWriter:
         legend = combined_legend_pattern(patterns)
         lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
         y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
-        draw_legend(c, legend, self.names, self.W / 2, y_leg, self.cw, self.fs(6.5))
+        draw_legend(c, legend, self.names, self.cx, y_leg, self.cw, self.fs(6.5))
         c.setFillColor(INK)
         c.setFont(FONT_BOLD, self.fs(8))
         ref = f"Solution p. {self.solution_page[p.number]}"
         if p.kind == "deal":
             ref = f"Winning line: solution p. {self.solution_page[p.number]}"
-        c.drawRightString(self.W - self.margin, self.margin + 4 * k, ref)
+        if p.hints is not None and self.hint_page:
+            lo, hi = min(self.hint_page.values()), max(self.hint_page.values())
+            ref = (f"Hints p. {lo}" if lo == hi else f"Hints pp. {lo}-{hi}") + " · " + ref
+        c.drawRightString(self.right, self.margin + 4 * k, ref)
+        # a box to tick, and the export name
+        box = self.fs(7)
+        c.setStrokeColor(INK)
+        c.setLineWidth(0.6)
+        c.rect(self.margin, self.margin + 3 * k, box, box, stroke=1, fill=0)
+        c.setFillColor(INK)
+        c.setFont(FONT, self.fs(7))
+        c.drawString(self.margin + box + 3 * k, self.margin + 4 * k, "solved")
         c.setFont(FONT, self.fs(6.5))
         c.setFillColor(SOFT)
-        c.drawString(self.margin, self.margin + 4 * k, f"rove book · {p.name}")
+        c.drawString(self.margin + box + 6 * k + text_width("solved", FONT, self.fs(7)), self.margin + 4 * k,
+                     f"· rove book · {p.name}")
 
     def title_line(self, p: BookPuzzle) -> float:
         """Running head, title and stars; returns the top of what follows."""
@@ -839,10 +991,10 @@ class BookWriter:
         c.setFillColor(INK)
         c.setFont(FONT_BOLD, self.fs(17))
         c.drawString(self.margin, top - self.fs(17), f"{p.number}. {p.title}")
-        draw_stars(c, self.W - self.margin, top - self.fs(17) * 0.62, 5.5 * k, p.stars)
+        draw_stars(c, self.right, top - self.fs(17) * 0.62, 5.5 * k, p.stars)
         c.setFont(FONT, self.fs(6.5))
         c.setFillColor(SOFT)
-        c.drawRightString(self.W - self.margin, top - self.fs(17) - 9 * k, f"{p.stars} of 5 stars")
+        c.drawRightString(self.right, top - self.fs(17) - 9 * k, f"{p.stars} of 5 stars")
         return top - self.fs(17) * 1.9
 
     def campaign(self, p: BookPuzzle) -> None:
@@ -866,7 +1018,7 @@ class BookWriter:
         w, h = layout_size(frame, cell, True)
         draw_layout(c, cells, start.spent, frame, self.margin + (self.cw - w) / 2, top, cell)
         top -= h + 4 * k
-        draw_layout_key(c, self.W / 2, top - self.fs(6.5), self.fs(6.5))
+        draw_layout_key(c, self.cx, top - self.fs(6.5), self.fs(6.5))
         top -= self.fs(6.5) * 2 + 8 * k
         top -= self.spent_sides(start.spent, top)
         # the missions, left to right
@@ -938,9 +1090,14 @@ class BookWriter:
         title = self.spec.card(pos.mission).mission.title
         if p.kind == "mission":
             n = pos.current.points if pos.current else 0
-            return (f"Complete the mission {title} with a bare budget of {n} movement "
+            text = (f"Complete the mission {title} with a bare budget of {n} movement "
                     f"point{'s' if n != 1 else ''} and no cards. {n} is the proven optimum: "
                     f"it cannot be done with fewer.")
+            if pos.spent >= frozenset(self.spec.codes):
+                return text + f" Every module is spent: {plural(n, 'move')}, nothing else."
+            acts = len(p.plan)
+            return text + (f" Abilities cost no points: the best solution takes {plural(n, 'point')} "
+                           f"and {plural(acts, 'action')}.")
         if p.kind == "hand":
             pts = sum(a.act == "move" for a in p.plan)
             cards = sum(a.act == "play" for a in p.plan)
@@ -1038,6 +1195,100 @@ class BookWriter:
                         "named on top.", self.margin, top, self.cw, font=FONT_ITALIC, size=fs,
                         leading=1.3)
         return start - top + 6 * k
+
+    # ------------------------------------------------------------------ hints
+    def hint_blocks(self) -> list[Block]:
+        """The three levels of hints, one block each: which module acts first, the first
+        action, the position halfway (diagrams)."""
+        k, cw = self.k, self.cw
+        fs = self.fs(7.8)
+        hinted = [p for p in self.puzzles if p.hints is not None]
+        if not hinted:
+            return []
+        levels = (
+            ("Hint 1: where to start", "Which module moves or acts first in a solution."),
+            ("Hint 2: the first action", "The first action of a solution, in the notation of "
+             f"page {self.rules_page_no} (a campaign: the first action of each mission)."),
+            ("Hint 3: halfway", "The position half way through a solution: reach it, then "
+             "finish from there."),
+        )
+        blocks = []
+        for level, (head, what) in enumerate(levels, 1):
+            block = Block(level, gap_after=18 * k)
+
+            def heading(c: Canvas, x: float, top: float, head: str = head, what: str = what) -> None:
+                c.setFillColor(INK)
+                c.setFont(FONT_BOLD, self.fs(11))
+                c.drawString(x, top - self.fs(11), head)
+                self.pen.para(what, x, top - self.fs(11) * 1.5, cw, font=FONT_ITALIC,
+                              size=self.fs(7.4), color=SOFT)
+
+            block.items.append(Item(self.fs(11) * 1.5 + self.fs(7.4) * 1.3 * 2 + 4 * k, heading,
+                                    keep_with_next=True))
+            if level < 3:
+                for p in hinted:
+                    runs = self._hint_runs(p, level)
+
+                    def line(c: Canvas, x: float, top: float, runs: list[tuple[str, str]] = runs) -> None:
+                        self.pen.rich(runs, x, top, cw, size=fs)
+
+                    block.items.append(Item(rich_height(runs, cw, fs) + 3 * k, line))
+            else:
+                self._halfway_rows(block, hinted)
+            blocks.append(block)
+        return blocks
+
+    def _hint_runs(self, p: BookPuzzle, level: int) -> list[tuple[str, str]]:
+        assert p.hints is not None
+        runs = [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): ")]
+        h = p.hints
+        if level == 1:
+            if h.module is None:
+                runs.append((FONT, "play a card first."))
+            else:
+                runs += [(FONT_BOLD, f"{self.names.get(h.module, h.module)} ({h.module})"),
+                         (FONT, " acts first.")]
+        elif p.kind == "campaign":
+            for i, a in enumerate(h.first):
+                runs += [(FONT, f"mission {i + 1}: "), (FONT_BOLD, str(a)),
+                         (FONT, "; " if i < len(h.first) - 1 else ".")]
+        else:
+            runs += [(FONT_BOLD, str(h.first[0])), (FONT, ".")]
+        return runs
+
+    def _halfway_rows(self, block: Block, hinted: list[BookPuzzle]) -> None:
+        """Hint 3's diagrams, a few a row, each with its puzzle and what it shows."""
+        k = self.k
+        per_row = 4 if self.big else 3
+        gap = 10 * k
+        w = (self.cw - gap * (per_row - 1)) / per_row
+        cap_fs = self.fs(6.6)
+        for r0 in range(0, len(hinted), per_row):
+            row = hinted[r0:r0 + per_row]
+            frames = [Frame.around(list(p.hints.cells.values()), 1) for p in row if p.hints]
+            cell = min(12 * k, min((w - 8 * k) / (f.cols + 0.55) for f in frames),
+                       70 * k / max(f.rows for f in frames))
+            dh = max(layout_size(f, cell, True)[1] for f in frames)
+            caps = [wrap_text(f"{p.number}. {p.hints.note}" if p.hints else "", FONT, cap_fs, w)
+                    for p in row]
+            row_h = dh + max(map(len, caps)) * cap_fs * 1.25 + 10 * k
+
+            def draw_row(c: Canvas, x: float, top: float, row: list[BookPuzzle] = row,
+                         frames: list[Frame] = frames, caps: list[list[str]] = caps,
+                         cell: float = cell, dh: float = dh) -> None:
+                for j, (p, fr, cap) in enumerate(zip(row, frames, caps)):
+                    if p.hints is None:
+                        continue
+                    left = x + j * (w + gap)
+                    dw, _ = layout_size(fr, cell, True)
+                    draw_layout(c, p.hints.cells, p.hints.spent, fr, left + (w - dw) / 2, top, cell)
+                    c.setFillColor(INK)
+                    c.setFont(FONT, cap_fs)
+                    for li, line in enumerate(cap):
+                        c.drawCentredString(left + w / 2, top - dh - cap_fs * (1.1 + 1.25 * li) - 2 * k,
+                                            line)
+
+            block.items.append(Item(row_h, draw_row))
 
     # ------------------------------------------------------------------ solutions
     def solution_block(self, p: BookPuzzle) -> Block:
@@ -1221,6 +1472,54 @@ class BookWriter:
                     keep_with_next=True))
                 first = False
             block.items.append(Item(row_h, draw_row))
+
+
+_DIR_WORDS = {"N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south",
+              "SW": "south-west", "W": "west", "NW": "north-west"}
+
+
+def action_words(a: Action, spec: Spec) -> str:
+    """An action as a sentence for a reader (the notation says it in short)."""
+    def name(code: str | None) -> str:
+        return spec.module(code).name if code in spec.module_by_code else str(code)
+
+    if a.act == "play":
+        how = {True: "for its bonus", False: "for its base points", None: ""}[a.bonus]
+        return f"Play card {a.card} {how}".rstrip() + "."
+    if a.act == "move":
+        return (f"{name(a.module)} moves {plural(a.dist or 0, 'cell')} {_DIR_WORDS.get(a.dir or '', a.dir)} "
+                "along its arrow (1 point).")
+    actor = a.via or a.module or ""
+    lead = (f"{name(a.module)} triggers {name(a.via)}'s ability (free): " if a.via else
+            f"{name(a.module)}'s ability (free): ")
+    ability = spec.module(actor).ability if actor in spec.module_by_code else ""
+    if ability == "laser" and a.swap:
+        return lead + f"{name(a.swap[0])} and {name(a.swap[1])} trade cells."
+    if ability == "motor":
+        return lead + f"{name(a.target)} shifts one cell {_DIR_WORDS.get(a.dir or '', a.dir)}."
+    if ability == "brain" and a.to:
+        return lead + f"{name(a.target)} goes to cell {a.to[0]},{a.to[1]}."
+    if ability == "coil" and a.to:
+        return lead + f"{name(actor)} goes to cell {a.to[0]},{a.to[1]}."
+    if ability == "sensor":
+        return lead + "draw a card."
+    return lead.rstrip(": ") + "."
+
+
+def fit_size(text: str, font: str, size: float, width: float, smallest: float) -> float:
+    """The largest font size from ``size`` down to ``smallest`` at which ``text`` fits in
+    ``width`` (``smallest`` when none does)."""
+    w = text_width(text, font, size)
+    return size if w <= width else max(smallest, size * width / w)
+
+
+def clip_text(text: str, font: str, size: float, width: float) -> str:
+    """``text``, cut with an ellipsis to fit ``width`` when it does not."""
+    if text_width(text, font, size) <= width:
+        return text
+    while text and text_width(text + "…", font, size) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def _dirs_text(dirs: Sequence[Direction]) -> str:

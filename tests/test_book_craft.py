@@ -1,0 +1,214 @@
+"""The book as readers use it: graded hints, variety, clear titles, formats.
+
+Hints are checked against the solvers (the halfway position lies on an optimal plan; a
+plan that is not optimal is caught); the variety rule on books of the bundled deck and two
+generated decks; a deck that cannot give a kind says so; page sizes, the binding gutter
+and the cover's title are read back from the PDFs.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from rove.actions import Action
+from rove.book.build import (
+    MISSION_REPEATS_MIN,
+    MISSION_SHARE,
+    book_order,
+    generate_book,
+    posed_mission,
+    render_book,
+)
+from rove.book.hints import check_hints, hints_for
+from rove.cli import app
+from rove.engine import Deck, IllegalAction, apply, state_cells, state_from_position
+from rove.errors import SolverBug
+from rove.generators.puzzles import Puzzle, Settings, mission_puzzle
+from rove.position import Current
+from rove.replay import states_along
+from rove.solve.astar import solve_mission
+from rove.solve.nodes import Budget
+from rove.solve.result import plan_cost
+from rove.spec import BUNDLED_DIR, Spec, load_spec
+
+runner = CliRunner()
+DECKS = Path(__file__).resolve().parent.parent / "bench" / "decks"
+
+
+@pytest.fixture(scope="module")
+def small_book(standard: Spec) -> list[Puzzle]:
+    """Eight puzzles of every kind from the bundled deck."""
+    return generate_book(standard, 8, {"mission": 4, "hand": 2, "deal": 1, "campaign": 1}, 4)
+
+
+# --------------------------------------------------------------------------- hints
+
+
+def test_hints_are_read_off_an_optimal_plan(small_book: list[Puzzle]) -> None:
+    """Hint 1 names the module of the first action, hint 2 is that action, hint 3 is the
+    position after half the actions, from which A* proves the rest of the plan optimal."""
+    kinds = set()
+    for p in small_book:
+        legs = p.legs if p.kind == "campaign" else ((p.position, p.plan),)
+        h = hints_for(p.kind, legs)
+        first = legs[0][1][0]
+        assert h.first[0] == first
+        assert h.module == (first.module if first.act != "play" else None)
+        if p.kind == "campaign":
+            assert h.first == tuple(plan[0] for _, plan in legs)
+            continue
+        kinds.add(p.kind)
+        pos, plan = legs[0]
+        deck = Deck(pos.spec, pos.rules)
+        half = max(1, len(plan) // 2)
+        s = states_along(deck, state_from_position(deck, pos), plan[:half])[-1]
+        assert (h.cells, h.spent) == (state_cells(deck, s),
+                                     frozenset(c for j, c in enumerate(deck.codes) if s.spent >> j & 1))
+        if p.kind != "deal" and half < len(plan):
+            rest, _ = solve_mission(deck, s, Budget(float("inf"), 500_000))
+            assert rest is not None and plan_cost(rest) == plan_cost(plan[half:]), p.title
+    assert {"mission", "hand", "deal"} <= kinds
+
+
+def _detour(deck: Deck, pos, plan: tuple[Action, ...]) -> tuple[Action, ...] | None:
+    """The plan with a move there and back inserted where the longer plan's first half
+    ends (legal with two more points), or None when no module can step out and back."""
+    half = max(1, (len(plan) + 2) // 2)  # the longer plan's halfway point
+    s = states_along(deck, state_from_position(deck, pos), plan[:half])[-1]
+    for code in deck.codes:
+        for there, back in (("E", "W"), ("W", "E"), ("N", "S"), ("S", "N"), ("NE", "SW"), ("SW", "NE")):
+            try:
+                apply(deck, apply(deck, s, Action.move(code, there, 1)), Action.move(code, back, 1))
+            except IllegalAction:
+                continue
+            return (*plan[:half], Action.move(code, there, 1), Action.move(code, back, 1), *plan[half:])
+    return None
+
+
+def test_a_hint_off_the_optimal_plan_is_caught(standard: Spec) -> None:
+    """check_hints is no rubber stamp: a plan with a detour after its halfway point (legal
+    with a budget two points larger) is reported as a SolverBug."""
+    for i in range(30):
+        p = mission_puzzle(standard, f"detour:{i}", Settings())
+        if p is None or len(p.plan) < 3:
+            continue
+        pos = replace(p.position, current=Current(None, p.features.points + 2))
+        deck = Deck(pos.spec, pos.rules)
+        longer = _detour(deck, pos, p.plan)
+        if longer is None:
+            continue
+        check_hints("mission", ((pos, p.plan),))  # the optimal plan passes
+        with pytest.raises(SolverBug, match="hint 3"):
+            check_hints("mission", ((pos, longer),))
+        return
+    raise AssertionError("no candidate with a detour in 30")
+
+
+# --------------------------------------------------------------------------- variety
+
+
+def _stub(mission: str, stars: int, kind: str = "mission", score: float = 0.0) -> Puzzle:
+    from rove.book.grade import Features
+    from rove.position import Position
+
+    pos = Position(spec=None, layout="B", mission=mission)  # type: ignore[arg-type]
+    return Puzzle(kind, pos, (), Features(), score, stars, (mission, score), f"{mission}:{score}")
+
+
+def test_book_order_keeps_equal_missions_apart() -> None:
+    """Within a grade no two neighbours share a mission when an order exists (the greedy
+    takes the mission left most often first), and the grades still ramp."""
+    ps = [_stub(m, 3, score=i) for i, m in enumerate("AAABBC")] + [_stub("A", 4), _stub("D", 4)]
+    out = book_order(ps)
+    ms = [posed_mission(p) for p in out]
+    assert [p.stars for p in out] == sorted(p.stars for p in out)
+    assert all(a != b for a, b in zip(ms, ms[1:])), ms
+    # across a grade boundary: the earlier grade is rearranged
+    across = book_order([_stub("B", 1, score=1), _stub("A", 1, score=2), _stub("A", 2)])
+    assert [posed_mission(p) for p in across] == ["A", "B", "A"]
+    # the kinds alternate where they can
+    mixed = book_order([_stub("A", 2, "mission", 1), _stub("B", 2, "mission", 2),
+                        _stub("C", 2, "hand", 3), _stub("D", 2, "hand", 4)])
+    assert [p.kind for p in mixed] == ["mission", "hand", "mission", "hand"]
+
+
+#: smaller proofs for the generated decks, whose missions are dearer (the rule is the same)
+QUICK = Settings(mission_nodes=10_000, check_nodes=20_000, solution_nodes=40_000)
+
+
+@pytest.mark.parametrize("deck, count, mix", [("standard", 12, {"mission": 3, "hand": 1}),
+                                              ("g11", 7, {"mission": 1}), ("g35", 7, {"mission": 1})])
+def test_no_mission_too_often_nor_twice_in_a_row(deck: str, count: int, mix: dict[str, int]) -> None:
+    """On the bundled deck and two generated ones (bench/decks)."""
+    spec = load_spec(deck if deck == "standard" else DECKS / f"{deck}.yaml")
+    ps = generate_book(spec, count, mix, 2, Settings() if deck == "standard" else QUICK)
+    assert len(ps) == count
+    ms = [posed_mission(p) for p in ps]
+    cap = max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
+    assert all(ms.count(m) <= cap for m in set(ms) if m), ms
+    assert all(not (a and a == b) for a, b in zip(ms, ms[1:])), ms
+
+
+def test_a_kind_the_deck_cannot_supply_is_reported(tmp_path: Path) -> None:
+    """A deck of two cards has no hand to give (a hand needs two cards besides the
+    mission): the book says what was asked, what was made and why, and fills the place."""
+    spec = load_spec("standard")
+    text = (BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8")
+    cut = text.index("  - id: c03")
+    (tmp_path / "two.yaml").write_text(text[:cut].replace("missions_to_win: 7", "missions_to_win: 2"),
+                                       encoding="utf-8")
+    assert len(spec.cards) == 12
+    result = runner.invoke(app, ["book", "--spec", str(tmp_path / "two.yaml"), "--count", "3",
+                                 "--mix", "mission:2,hand:1", "-o", str(tmp_path / "b.pdf")])
+    assert result.exit_code == 0, result.output
+    assert "asked for 1 hand puzzle, made 0" in result.output
+    assert "Mission in N puzzles took the free places" in result.output
+
+
+# --------------------------------------------------------------------------- formats
+
+
+@pytest.mark.parametrize("paper, size", [("a4", (595, 842)), ("6x9", (432, 648)), ("letter", (612, 792))])
+def test_page_sizes_and_the_binding_gutter(small_book: list[Puzzle], standard: Spec, paper: str,
+                                           size: tuple[int, int]) -> None:
+    """Every page has the paper's size, and the text block sits further from the spine:
+    the running head starts further right on odd (right-hand) pages than on even ones."""
+    data = render_book(standard, small_book, 4, paper, "Robot Rescue", "Twelve little puzzles")
+    reader = PdfReader(io.BytesIO(data))
+    for page in reader.pages:
+        w, h = (float(v) for v in page.mediabox.upper_right)
+        assert (round(w), round(h)) == size
+    lefts: dict[int, list[float]] = {0: [], 1: []}
+    for n, page in enumerate(reader.pages, 1):
+        xs: list[float] = []
+        page.extract_text(visitor_text=lambda t, cm, tm, fd, fs, xs=xs: xs.append(cm[4] + tm[4])
+                          if t.strip() else None)
+        if xs:
+            lefts[n % 2].append(min(xs))
+    odd, even = min(lefts[1][1:]), min(lefts[0])  # (the cover's band starts at the edge)
+    assert odd - even > 0.02 * size[0]
+    cover = reader.pages[0].extract_text()
+    assert "Robot Rescue" in cover and "Twelve little puzzles" in cover
+    assert reader.metadata is not None and reader.metadata.title == "Robot Rescue: Twelve little puzzles"
+
+
+def test_a_long_title_is_shrunk_to_the_cover(small_book: list[Puzzle], standard: Spec) -> None:
+    """A long title stays on the page: shrunk, then cut with an ellipsis."""
+    title = "The Extraordinarily Long Expedition of the Damaged Robot"
+    data = render_book(standard, small_book, 4, "a5", title, "x")
+    page = PdfReader(io.BytesIO(data)).pages[0]
+    w = float(page.mediabox.upper_right[0])
+    spans: list[tuple[float, str]] = []
+    page.extract_text(visitor_text=lambda t, cm, tm, fd, fs: spans.append((fs, t)) if t.strip() else None)
+    assert any(title[:20] in t for _, t in spans)
+    from rove.pdf.fonts import FONT_BOLD, text_width
+
+    for fs, t in spans:
+        if title[:20] in t:
+            assert text_width(t, FONT_BOLD, fs) < w
