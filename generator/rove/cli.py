@@ -391,42 +391,156 @@ class CardSize(str, Enum):
     poker = "poker"
     bridge = "bridge"
     mini = "mini"
+    mpc = "mpc"
+
+
+class ColorModel(str, Enum):
+    rgb = "rgb"
+    cmyk = "cmyk"
+
+
+def _parse_offset(text: str) -> tuple[float, float]:
+    """``X,Y`` in millimetres (``--back-offset 0.5,-1``)."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        x, y = (float(v) for v in parts)
+    except ValueError:
+        raise fail_input(f"cards: --back-offset {text!r}: give X,Y in millimetres, e.g. "
+                         "--back-offset 0.5,-1") from None
+    if not (abs(x) <= 10 and abs(y) <= 10):
+        raise fail_input(f"cards: --back-offset {text!r}: each of X and Y must be within "
+                         "-10..10 mm; print rove cards --calibration to read the offset")
+    return x, y
+
+
+def _list_presets(as_json: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .pdf.presets import preset_rows
+
+    rows = preset_rows()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="rove cards --preset NAME (options given on the command line win)")
+    for col in ("name", "output", "card", "bleed", "safe", "dpi", "order", "colour", "what"):
+        table.add_column(col)
+    for r in rows:
+        output = f"sheets, {r['paper']} {r['layout']}" if r["shape"] == "sheets" else str(r["shape"])
+        table.add_row(str(r["name"]), output, str(r["card"]), f"{r['bleed_mm']:g} mm",
+                      f"{r['safe_mm']:g} mm", str(r["dpi"]), str(r["order"]), str(r["color"]),
+                      str(r["summary"]))
+    Console(width=160).print(table)
 
 
 @app.command()
 @handles_input_errors
 def cards(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
-    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/cards.pdf"),
-    paper: Annotated[Paper, typer.Option(help="Paper size.")] = Paper.a4,
-    layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: fronts and "
-                                                    "backs side by side; fronts: no backs.")] = CardLayout.duplex,
-    bleed: Annotated[float, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = 0.0,
-    card: Annotated[CardSize, typer.Option(help="Card size.")] = CardSize.poker,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Where to write: a PDF, or a folder "
+                                                "for the png and tts presets (default output/cards.pdf, "
+                                                "output/cards-PRESET.pdf or output/cards-PRESET/).")] = None,
+    preset: Annotated[str | None, typer.Option(help="Print destination: home-a4 (default), home-letter, "
+                                                    "drivethrucards, thegamecrafter, makeplayingcards, "
+                                                    "tts; see --list-presets.")] = None,
+    list_presets: Annotated[bool, typer.Option("--list-presets", help="Print what every preset sets, "
+                                                                      "then stop.")] = False,
+    paper: Annotated[Paper | None, typer.Option(help="Paper size of home sheets.")] = None,
+    layout: Annotated[CardLayout | None, typer.Option(help="Home sheets: duplex: backs on the next page; "
+                                                           "gutterfold: fronts and backs side by side; "
+                                                           "fronts: no backs.")] = None,
+    bleed: Annotated[float | None, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = None,
+    card: Annotated[CardSize | None, typer.Option(help="Card size (mpc: 63 x 88 mm).")] = None,
+    safe: Annotated[float | None, typer.Option(help="Safe zone in mm inside the cut, for the preflight.",
+                                               min=0, max=20)] = None,
+    dpi: Annotated[int | None, typer.Option(help="Resolution of PNG output and previews (tagged in "
+                                                 "the files).", min=36, max=1200)] = None,
+    color: Annotated[ColorModel | None, typer.Option(help="Colour model of the PDF: rgb or cmyk.")] = None,
+    back_offset: Annotated[str | None, typer.Option(help="X,Y in mm: shift duplex back pages to line up "
+                                                         "with the fronts (read it off --calibration).")
+                           ] = None,
+    stamp: Annotated[bool, typer.Option("--stamp", help="Print deck name and spec hash small on every "
+                                                        "face (playtest copies).")] = False,
+    stamp_date: Annotated[str | None, typer.Option(help="A date (or any short text) for the stamp; "
+                                                        "implies --stamp.")] = None,
+    preflight: Annotated[bool, typer.Option("--preflight", help="Check the files against the preset's "
+                                                                "rules before writing (always done "
+                                                                "for service presets); exit 1 on a "
+                                                                "failure.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the preflight (or --list-presets) as "
+                                                         "JSON.")] = False,
     png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,
 ) -> None:
-    """Print-and-play PDF of every card of a spec, both sides."""
-    from .pdf.cards import CardOptions, render_cards_pdf
-    from .spec import load_spec
+    """Print files of every card of a spec, both sides: home sheets or a print service's files."""
+    if list_presets:
+        _list_presets(as_json)
+        return
+    from .pdf.presets import PRESETS
 
+    name = preset or "home-a4"
+    if name not in PRESETS:
+        raise fail_input(f"cards: unknown preset {name!r}; use one of {', '.join(PRESETS)} "
+                         "(rove cards --list-presets shows what each sets)")
+    shape = PRESETS[name].shape
+    if output is None:
+        output = (Path("output/cards.pdf") if preset is None else
+                  Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
+                  Path(f"output/cards-{name}"))
+    folder = shape in ("png", "tts")
+    if not folder and output.suffix.lower() != ".pdf" and not output.exists():
+        raise fail_input(f"cards: -o {output}: preset {name} writes one PDF; give a file name "
+                         "ending in .pdf")
     inputs = [spec_input(spec)]
-    check_output(output, "-o", inputs=inputs)
+    check_output(output, "-o", folder=folder, inputs=inputs)
     if png_dir is not None:
         check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
+    offset = _parse_offset(back_offset) if back_offset is not None else None
+    from .pdf.printing import render_print, resolve_job, stamp_text
+    from .spec import load_spec
+
     sp = load_spec(spec)
-    opts = CardOptions(paper=paper.value, layout=layout.value, bleed_mm=bleed, card=card.value)
-    data = render_cards_pdf(sp, opts)
-    with Outputs() as out:  # the PDF and the PNGs are put into place together at the end
-        out.file(output, data)
+    try:
+        job = resolve_job(name, paper=paper.value if paper else None, layout=layout.value if layout else None,
+                          bleed_mm=bleed, card=card.value if card else None, safe_mm=safe, dpi=dpi,
+                          color=color.value if color else None, back_offset_mm=offset,
+                          stamp=stamp_text(sp, stamp_date) if stamp or stamp_date else None)
+        files = render_print(sp, job)
+    except ValueError as exc:
+        raise fail_input(f"cards: {exc}") from None
+    if preflight or as_json or job.preset.service:
+        from .pdf.preflight import preflight_lines, run_preflight
+
+        result = run_preflight(files)
+        if as_json:
+            typer.echo(json.dumps(result.to_json(), indent=2))
+        else:
+            for line in preflight_lines(result):
+                typer.echo(line)
+        if not result.ok:
+            raise typer.Exit(EXIT_FAIL)
+    with Outputs() as out:  # every file is put into place together at the end
+        if files.pdf is not None:
+            out.file(output, files.pdf)
+        else:
+            staging = out.folder(output)
+            for fname, data in files.files.items():
+                (staging / fname).write_bytes(data)
         written = []
         if png_dir is not None:
             from .pdf.cards import write_card_pngs
 
-            written = write_card_pngs(sp, opts, out.folder(png_dir))
+            written = write_card_pngs(sp, job.opts, out.folder(png_dir))
         out.commit()
-    typer.echo(f"wrote {output}")
+    done = say if as_json else typer.echo
+    if files.pdf is not None:
+        done(f"wrote {output}")
+    else:
+        done(f"wrote {len(files.files)} files to {output}")
     if png_dir is not None:
-        typer.echo(f"wrote {len(written)} PNG previews to {png_dir}")
+        done(f"wrote {len(written)} PNG previews to {png_dir}")
 
 
 # --------------------------------------------------------------------------- book

@@ -44,8 +44,9 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from reportlab.lib.colors import Color, white
+from reportlab.lib.colors import CMYKColor, Color, toColor, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..spec import Card, Module, Spec
@@ -67,10 +68,14 @@ CARD_SIZES_MM: dict[str, tuple[float, float]] = {
     "poker": (63.5, 88.9),
     "bridge": (57.15, 88.9),
     "mini": (44.45, 63.5),
+    "mpc": (63.0, 88.0),  # the metric poker size MakePlayingCards-style services print
 }
 #: Grid cap per card size; mini cards take as many as fit.
-MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None}
+MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None,
+                                                "mpc": (3, 3)}
 LAYOUTS = ("duplex", "gutterfold", "fronts")
+ORDERS = ("front-back", "back-front")
+COLORS = ("rgb", "cmyk")
 
 MIN_MARGIN_MM = 4.0  # page edge to the nearest card (bleed) edge: room for the crop marks
 GUTTER_MM = 4.0  # gutterfold: fold line to the nearest card (bleed) edge
@@ -108,12 +113,25 @@ ABILITY_TEXT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class CardOptions:
-    """What ``rove cards`` was asked for; the CLI's enums already reject unknown values."""
+    """What ``rove cards`` was asked for; the CLI's enums already reject unknown values.
+
+    ``safe_mm`` (inward from the trim) is where the preflight wants text and symbols;
+    ``dpi`` the resolution of PNG output; ``order`` whether each card's front or back page
+    comes first in a one-card-a-page PDF; ``color`` the colour model written;
+    ``back_offset_mm`` (x, y) shifts everything on duplex back pages, to make up for a
+    printer that does not print the two sides in register; ``stamp`` a small line of text
+    printed on every face (None: no stamp)."""
 
     paper: str = "a4"
     layout: str = "duplex"
     bleed_mm: float = 0.0
     card: str = "poker"
+    safe_mm: float = 3.0
+    dpi: int = 150
+    order: str = "front-back"
+    color: str = "rgb"
+    back_offset_mm: tuple[float, float] = (0.0, 0.0)
+    stamp: str | None = None
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS_PT:
@@ -124,6 +142,16 @@ class CardOptions:
             raise ValueError(f"unknown card size {self.card!r}; use one of {', '.join(CARD_SIZES_MM)}")
         if not 0 <= self.bleed_mm <= 10:
             raise ValueError(f"bleed {self.bleed_mm} mm is outside 0..10 mm")
+        if not 0 <= self.safe_mm <= 20:
+            raise ValueError(f"safe zone {self.safe_mm} mm is outside 0..20 mm")
+        if not 36 <= self.dpi <= 1200:
+            raise ValueError(f"resolution {self.dpi} dpi is outside 36..1200 dpi")
+        if self.order not in ORDERS:
+            raise ValueError(f"unknown page order {self.order!r}; use one of {', '.join(ORDERS)}")
+        if self.color not in COLORS:
+            raise ValueError(f"unknown colour model {self.color!r}; use one of {', '.join(COLORS)}")
+        if any(abs(v) > 10 for v in self.back_offset_mm):
+            raise ValueError(f"back offset {self.back_offset_mm} mm is more than 10 mm")
 
 
 @dataclass(frozen=True)
@@ -465,8 +493,10 @@ def _mark_face(c: Canvas, key: str) -> None:
     c.restoreState()
 
 
-def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str]) -> None:
-    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it."""
+def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str],
+              stamp: str | None = None) -> None:
+    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it, and
+    the ``stamp`` line (if any) small at the bottom, under every card's content."""
     c.saveState()
     c.translate(trim.x, trim.y)
     _mark_face(c, face.key)
@@ -479,12 +509,40 @@ def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, 
     box = _Box(DESIGN_W, trim.h / s, bleed / s)
     painter: Callable[[Canvas, _Box, Face, dict[str, str]], None] = _PAINTERS[face.side]
     painter(c, box, face, names)
+    if stamp:
+        _draw_stamp(c, box, stamp)
     c.restoreState()
     if bleed == 0:
         c.setStrokeColor(CUT_LINE)
         c.setLineWidth(0.3)
         c.rect(0, 0, trim.w, trim.h, stroke=1, fill=0)
     c.restoreState()
+
+
+STAMP_SIZE = 4.2  # design units: legible with a loupe, small enough for the 10-unit strip at the bottom
+STAMP_INK = Color(0.40, 0.40, 0.40)
+
+
+def _draw_stamp(c: Canvas, box: _Box, text: str) -> None:
+    """The playtest stamp, centred 3 units above the cut: every face keeps that strip free."""
+    size = STAMP_SIZE
+    while size > 2.5 and text_width(text, FONT, size) > box.W - 24:
+        size -= 0.2
+    c.setFillColor(STAMP_INK)
+    c.setFont(FONT, size)
+    c.drawCentredString(box.W / 2, 3.0, text)
+
+
+def _paint_hidden(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
+    """The card Tabletop Simulator shows for a card in a hidden zone: the deck's name."""
+    _background(c, box, MODULE_ACCENT)
+    c.setFillColor(white)
+    c.setFont(FONT_BOLD, 34)
+    c.drawCentredString(box.W / 2, box.H / 2 + 4, "ROVE")
+    size, lines = fit_lines(face.title, FONT, box.W - 40, 40, 10, 6, max_lines=2)
+    c.setFont(FONT, size)
+    for i, line in enumerate(lines):
+        c.drawCentredString(box.W / 2, box.H / 2 - 18 - i * size * 1.2, line)
 
 
 def _background(c: Canvas, box: _Box, color: Color) -> None:
@@ -529,14 +587,15 @@ def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> No
         tag_w = spent_tag_w(_bold)
         c.setStrokeColor(white)
         c.setLineWidth(1.2)
-        c.roundRect(W - 10 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)
+        c.roundRect(W - 11 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)  # clear of the safe line
         c.setFont(FONT_BOLD, 9)
-        c.drawCentredString(W - 10 - tag_w / 2, H - 23.3, "SPENT")
+        c.drawCentredString(W - 11 - tag_w / 2, H - 23.3, "SPENT")
     else:
-        c.circle(W - 24, H - 20, 12, stroke=0, fill=1)
+        # 9 units below the top edge: inside a 1/8 in safe zone, which services ask for
+        c.circle(W - 24, H - 21, 12, stroke=0, fill=1)
         c.setFillColor(accent)
         c.setFont(FONT_BOLD, 15)
-        c.drawCentredString(W - 24, H - 25.4, m.code)
+        c.drawCentredString(W - 24, H - 26.4, m.code)
     size = module_name_fit(m.name, spent, _bold).size
     c.setFillColor(white)
     c.setFont(FONT_BOLD, size)
@@ -605,7 +664,8 @@ def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> fl
     _band(c, box, height, accent)
     c.setFillColor(white)
     c.saveState()  # character spacing is graphics state: keep it to this label
-    t = c.beginText(12, box.H - 14.5)
+    # baselines 15.3 below the top: the caps stay inside a 1/8 in (9 unit) safe zone
+    t = c.beginText(12, box.H - 15.3)
     t.setFont(FONT_BOLD, 8)
     t.setCharSpace(2.2)  # letter-spaced caps that still extract as one word
     t.textOut(label)
@@ -613,7 +673,7 @@ def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> fl
     c.restoreState()
     c.setFillColor(white)
     c.setFont(FONT, 7.5)
-    c.drawRightString(box.W - 12, box.H - 14.5, card_id)
+    c.drawRightString(box.W - 12, box.H - 15.3, card_id)
     return height
 
 
@@ -670,7 +730,7 @@ def _paint_movement(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> 
     c.rect(W - strip, -box.bleed, strip + box.bleed, top + box.bleed, stroke=0, fill=1)
     c.setStrokeColor(MOVEMENT_ACCENT)
     c.setLineWidth(0.6)
-    c.line(W - strip, 0, W - strip, top)
+    c.line(W - strip, -box.bleed, W - strip, top)  # into the bleed, like the strip it edges
     n = max(mv.bonus, 1)
     y_first, y_last = top - 14, 16.0
     step = min(22.0, (y_first - y_last) / (n - 1)) if n > 1 else 0.0
@@ -739,37 +799,98 @@ _PAINTERS: dict[str, Callable[[Canvas, _Box, Face, dict[str, str]], None]] = {
     "spent": _paint_module,
     "mission": _paint_mission,
     "movement": _paint_movement,
+    "hidden": _paint_hidden,
 }
 
 
 # --------------------------------------------------------------------------- output
 
 
-def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str) -> Canvas:
+def cmyk_of(color: Any) -> CMYKColor:
+    """The naive CMYK of an RGB colour: greys go on the black plate alone (no rich black
+    from a grey), other colours take the grey component as black (full under-colour removal)."""
+    col = toColor(color)
+    if isinstance(col, CMYKColor):
+        return col
+    r, g, b = col.red, col.green, col.blue
+    k = 1 - max(r, g, b)
+    if k >= 1 - 1e-9:
+        return CMYKColor(0, 0, 0, 1)
+    cyan, magenta, yellow = (round((1 - v - k) / (1 - k), 4) for v in (r, g, b))
+    return CMYKColor(cyan, magenta, yellow, round(k, 4))
+
+
+class CmykCanvas(Canvas):
+    """A canvas that writes every fill and stroke colour as CMYK (for print services that
+    ask for it); ReportLab's own check refuses any RGB colour that would still slip through."""
+
+    def setFillColor(self, aColor: Any, alpha: Any = None) -> None:  # noqa: N802 (ReportLab's name)
+        super().setFillColor(cmyk_of(aColor), alpha)
+
+    def setStrokeColor(self, aColor: Any, alpha: Any = None) -> None:  # noqa: N802
+        super().setStrokeColor(cmyk_of(aColor), alpha)
+
+
+def new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], title: str, subject: str,
+               color: str = "rgb") -> Canvas:
+    """A deterministic canvas (ReportLab invariant mode, fixed metadata) in the colour model asked."""
     register_fonts()
-    c = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=FONT,
-               initialFontSize=8)
-    c.setTitle(f"{spec.name} - {what}")
+    cls = CmykCanvas if color == "cmyk" else Canvas
+    extra = {"enforceColorSpace": "cmyk"} if color == "cmyk" else {}
+    c = cls(buf, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=FONT,
+            initialFontSize=8, **extra)
+    c.setTitle(title)
     c.setAuthor("rove")
-    c.setSubject(f"ROVE card spec '{spec.name}'")
+    c.setSubject(subject)
     c.setCreator("rove cards")
     c.setKeywords("ROVE, print and play, cards")
     return c
 
 
+def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str,
+                color: str = "rgb") -> Canvas:
+    return new_canvas(buf, pagesize, f"{spec.name} - {what}", f"ROVE card spec '{spec.name}'", color)
+
+
+def hull(rects: Sequence[Rect]) -> Rect:
+    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
+    x1, y1 = max(r.right for r in rects), max(r.top for r in rects)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def set_boxes(c: Canvas, trim: Rect, bleed: Rect) -> None:
+    """TrimBox and BleedBox of the page about to be drawn (they stay until set again)."""
+    c.setTrimBox((trim.x, trim.y, trim.right, trim.top))
+    c.setBleedBox((bleed.x, bleed.y, bleed.right, bleed.top))
+
+
+def _shifted(r: Rect, dx: float, dy: float) -> Rect:
+    return Rect(r.x + dx, r.y + dy, r.w, r.h)
+
+
 def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
-    """The whole print-and-play PDF, deterministic for a given spec and options."""
+    """The whole print-and-play PDF, deterministic for a given spec and options.
+
+    Every page carries a TrimBox around its cards' cut lines and a BleedBox around their
+    art, and the document asks viewers to print at actual size (no "fit to page")."""
     pages = plan_pages(spec, opts)
     names = {m.code: m.name for m in spec.modules}
     bleed = opts.bleed_mm * MM
     buf = io.BytesIO()
-    c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards")
+    c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards", opts.color)
+    c.setViewerPreference("PrintScaling", "None")
     note = registration_note(opts)
     for page in pages:
+        dx, dy = (v * MM for v in opts.back_offset_mm) if page.role == "back" else (0.0, 0.0)
         c.setPageSize((page.width, page.height))
+        set_boxes(c, _shifted(hull([pl.trim for pl in page.placements]), dx, dy),
+                  _shifted(hull([pl.bleed for pl in page.placements]), dx, dy))
+        c.saveState()
+        c.translate(dx, dy)
         for pl in page.placements:
-            draw_face(c, pl.face, pl.trim, bleed, names)
+            draw_face(c, pl.face, pl.trim, bleed, names, opts.stamp)
         _draw_crop_marks(c, page)
+        c.restoreState()
         if page.fold_x is not None:
             _draw_fold_line(c, page)
         if page.number == 1:
@@ -779,39 +900,106 @@ def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
     return buf.getvalue()
 
 
-def render_faces_pdf(spec: Spec, opts: CardOptions) -> tuple[bytes, list[Face]]:
-    """One face a page, each page the size of the card with its bleed (for previews)."""
+def ordered_faces(spec: Spec, order: str = "front-back") -> list[Face]:
+    """Every face, each card's two in the order asked (``back-front``: the back first)."""
+    return [f for front, back in card_faces(spec)
+            for f in ((back, front) if order == "back-front" else (front, back))]
+
+
+def hidden_face(spec: Spec) -> Face:
+    """The face Tabletop Simulator shows for hidden cards."""
+    return Face("hidden", "hidden", spec.name)
+
+
+def render_faces_pdf(spec: Spec, opts: CardOptions,
+                     faces: Sequence[Face] | None = None) -> tuple[bytes, list[Face]]:
+    """One face a page (every face in ``opts.order`` unless ``faces`` are given), each page
+    the card with its bleed, its TrimBox the cut line and its BleedBox the whole page:
+    the file a one-card-a-page print service takes, and what previews are rendered from."""
     w, h = card_size_pt(opts.card)
     bleed = opts.bleed_mm * MM
     names = {m.code: m.name for m in spec.modules}
-    faces = [f for pair in card_faces(spec) for f in pair]
+    faces = list(faces) if faces is not None else ordered_faces(spec, opts.order)
     buf = io.BytesIO()
-    c = _new_canvas(buf, (w + 2 * bleed, h + 2 * bleed), spec, "card previews")
+    c = _new_canvas(buf, (w + 2 * bleed, h + 2 * bleed), spec, "card faces", opts.color)
+    trim = Rect(bleed, bleed, w, h)
+    set_boxes(c, trim, trim.grown(bleed))
     for face in faces:
-        draw_face(c, face, Rect(bleed, bleed, w, h), bleed, names)
+        draw_face(c, face, trim, bleed, names, opts.stamp)
         c.showPage()
     c.save()
     return buf.getvalue(), faces
 
 
-def write_card_pngs(spec: Spec, opts: CardOptions, png_dir: Path, dpi: int = 150) -> list[Path]:
-    """A PNG of every card face (``module-brain-active.png``, ``card-c01-mission.png``, ...)."""
+def face_pixels(opts: CardOptions) -> tuple[int, int]:
+    """The exact pixel size of a face image: the card with its bleed at ``opts.dpi``."""
+    w, h = CARD_SIZES_MM[opts.card]
+    b = opts.bleed_mm
+    return round((w + 2 * b) / 25.4 * opts.dpi), round((h + 2 * b) / 25.4 * opts.dpi)
+
+
+def render_page_exact(page: Any, size: tuple[int, int]) -> Any:
+    """A PIL image of a pdfium page drawn onto exactly ``size`` pixels (white paper).
+
+    ``PdfPage.render`` rounds the bitmap size from one scale up, a pixel too wide at times
+    (63 + 6 mm at 300 dpi is 814.96 px); pdfium's own call stretches the page over a
+    bitmap of the size given, which is what a print service's pixel rule asks for."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    bitmap = pdfium.PdfBitmap.new_native(size[0], size[1], pdfium_c.FPDFBitmap_BGR)
+    bitmap.fill_rect((255, 255, 255, 255), 0, 0, size[0], size[1])
+    pdfium_c.FPDF_RenderPageBitmap(bitmap.raw, page.raw, 0, 0, size[0], size[1], 0,
+                                   pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_PRINTING)
+    image = bitmap.to_pil().convert("RGB")
+    bitmap.close()
+    return image
+
+
+def render_face_images(spec: Spec, opts: CardOptions, faces: Sequence[Face] | None = None) -> list[Any]:
+    """PIL images of the faces at ``opts.dpi``, each exactly ``face_pixels(opts)`` in size."""
     import pypdfium2 as pdfium  # heavy and only needed here
 
-    data, faces = render_faces_pdf(spec, opts)
-    png_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    data, faces = render_faces_pdf(spec, opts, faces)
+    size = face_pixels(opts)
+    images = []
     pdf = pdfium.PdfDocument(data)
     try:
-        for i, face in enumerate(faces):
+        for i in range(len(faces)):
             page = pdf[i]
             try:
-                image = page.render(scale=dpi / 72).to_pil()
+                images.append(render_page_exact(page, size))
             finally:
                 page.close()
-            path = png_dir / f"{face.key}.png"
-            image.save(path, format="PNG")
-            written.append(path)
     finally:
         pdf.close()
+    return images
+
+
+def png_bytes(image: Any, dpi: int) -> bytes:
+    """A PNG with its resolution tagged (pHYs), deterministic: Pillow writes no dates."""
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi), optimize=False)
+    return out.getvalue()
+
+
+def render_card_pngs(spec: Spec, opts: CardOptions) -> dict[str, bytes]:
+    """``KEY.png`` of every face (``module-brain-active.png``, ...), tagged at ``opts.dpi``."""
+    faces = ordered_faces(spec, opts.order)
+    images = render_face_images(spec, opts, faces)
+    return {f"{face.key}.png": png_bytes(im, opts.dpi) for face, im in zip(faces, images, strict=True)}
+
+
+def write_card_pngs(spec: Spec, opts: CardOptions, png_dir: Path, dpi: int | None = None) -> list[Path]:
+    """A PNG of every card face (``module-brain-active.png``, ``card-c01-mission.png``, ...)."""
+    from dataclasses import replace
+
+    if dpi is not None:
+        opts = replace(opts, dpi=dpi)
+    png_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, data in render_card_pngs(spec, opts).items():
+        path = png_dir / name
+        path.write_bytes(data)
+        written.append(path)
     return written

@@ -1,0 +1,280 @@
+"""Print presets and preflight (``rove cards --preset``): every number is read back from the files.
+
+Page sizes and boxes come from pypdf, pixel sizes and resolution tags from Pillow, colour
+operators from the PDF content streams; the renderer's own figures are never trusted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from rove.cli import app
+from rove.pdf.cards import MM, CardOptions, card_faces, render_cards_pdf, render_faces_pdf
+from rove.pdf.preflight import check_faces_pdf, preflight_lines, run_preflight
+from rove.pdf.presets import PRESETS
+from rove.pdf.printing import PrintFiles, render_print, resolve_job, stamp_text, tts_grid
+from rove.pdf.titles import TitleFit
+from rove.spec import Spec, load_spec
+
+IN = 72.0  # points per inch
+
+
+@cache
+def standard() -> Spec:
+    return load_spec("standard")
+
+
+@cache
+def printed(preset: str) -> PrintFiles:
+    return render_print(standard(), resolve_job(preset))
+
+
+def box(page, name: str) -> tuple[float, ...]:  # type: ignore[no-untyped-def]
+    return tuple(round(float(v), 2) for v in page[name])
+
+
+def content_ops(page) -> set[bytes]:  # type: ignore[no-untyped-def]
+    return {op for _, op in page.get_contents().operations}
+
+
+def marks(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return [w.removeprefix("rove-face:") for w in page.extract_text().split() if w.startswith("rove-face:")]
+
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(app, ["cards", *args])
+
+
+# --------------------------------------------------------------------------- presets
+
+
+def test_every_preset_the_issue_names_exists() -> None:
+    assert set(PRESETS) == {"home-a4", "home-letter", "drivethrucards", "thegamecrafter",
+                            "makeplayingcards", "tts"}
+
+
+def test_list_presets_prints_what_each_sets() -> None:
+    result = run("--list-presets", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.output)}
+    assert set(rows) == set(PRESETS)
+    assert rows["drivethrucards"]["bleed_mm"] == 3.175 and rows["drivethrucards"]["color"] == "cmyk"
+    assert rows["drivethrucards"]["order"] == "back-front"
+    assert rows["thegamecrafter"]["shape"] == "png" and rows["thegamecrafter"]["dpi"] == 300
+    table = run("--list-presets")
+    assert table.exit_code == 0
+    for name in PRESETS:
+        assert name in table.output
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_bundled_deck_passes_every_preset(preset: str) -> None:
+    result = run_preflight(printed(preset))
+    assert result.ok, "\n".join(preflight_lines(result))
+    assert result.faces >= 36
+
+
+def test_home_sheets_carry_boxes_and_ask_for_actual_size() -> None:
+    for preset, size in (("home-a4", (210 * MM, 297 * MM)), ("home-letter", (612.0, 792.0))):
+        data = printed(preset).pdf
+        assert data is not None
+        pdf = PdfReader(io.BytesIO(data))
+        assert pdf.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None"
+        for page in pdf.pages:
+            media, trim, bleed = box(page, "/MediaBox"), box(page, "/TrimBox"), box(page, "/BleedBox")
+            assert media == (0, 0, round(size[0], 2), round(size[1], 2))
+            assert media[0] < trim[0] and trim[2] < media[2]
+            assert bleed[0] <= trim[0] and trim[2] <= bleed[2]
+    # With bleed the BleedBox grows past the TrimBox by the bleed on every side.
+    pdf = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions("a4", "fronts", 3.0, "poker"))))
+    trim, bleed = box(pdf.pages[0], "/TrimBox"), box(pdf.pages[0], "/BleedBox")
+    assert trim[0] - bleed[0] == pytest.approx(3 * MM, abs=0.01)
+    assert bleed[3] - trim[3] == pytest.approx(3 * MM, abs=0.01)
+
+
+def test_drivethrucards_is_one_card_a_page_back_then_front_cmyk() -> None:
+    data = printed("drivethrucards").pdf
+    assert data is not None
+    pdf = PdfReader(io.BytesIO(data))
+    pairs = card_faces(standard())
+    assert len(pdf.pages) == 2 * len(pairs)
+    expected = [f.key for front, back in pairs for f in (back, front)]
+    assert [k for page in pdf.pages for k in marks(page)] == expected
+    for page in pdf.pages:
+        assert box(page, "/MediaBox") == (0, 0, 2.75 * IN, 3.75 * IN)  # 1/8 in bleed on poker
+        assert box(page, "/TrimBox") == (9, 9, 9 + 2.5 * IN, 9 + 3.5 * IN)
+        assert box(page, "/BleedBox") == box(page, "/MediaBox")
+        ops = content_ops(page)
+        assert not ops & {b"rg", b"RG", b"g", b"G"}, "an RGB or grey colour in a CMYK file"
+        assert b"k" in ops
+    fonts = pdf.pages[1]["/Resources"]["/Font"]
+    assert all("/FontFile2" in f.get_object()["/FontDescriptor"] for f in fonts.values())
+
+
+def test_rgb_is_the_default_and_cmyk_an_option() -> None:
+    rgb = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions())))
+    assert b"rg" in content_ops(rgb.pages[0])
+    cmyk = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions(color="cmyk"))))
+    assert not content_ops(cmyk.pages[0]) & {b"rg", b"RG"} and b"k" in content_ops(cmyk.pages[0])
+
+
+@pytest.mark.parametrize(("preset", "size"), [("thegamecrafter", (825, 1125)),
+                                              ("makeplayingcards", (815, 1110))])
+def test_png_presets_are_exact_pixel_sizes(preset: str, size: tuple[int, int]) -> None:
+    files = printed(preset).files
+    assert sorted(files) == sorted(f"{f.key}.png" for pair in card_faces(standard()) for f in pair)
+    for data in files.values():
+        with Image.open(io.BytesIO(data)) as im:
+            assert im.format == "PNG" and im.size == size
+            assert im.info["dpi"] == pytest.approx((300, 300), abs=0.05)
+
+
+def test_tts_sheet_has_the_hidden_card_last_and_backs_in_the_same_cells() -> None:
+    out = printed("tts")
+    manifest = json.loads(out.files["deck.json"])
+    assert manifest["sheets"] == [{"cols": 10, "rows": 2, "cards": 18, "fronts": "deck-1-fronts.png",
+                                   "backs": "deck-1-backs.png"}]
+    assert tts_grid(18) == (10, 2) and tts_grid(69) == (10, 7) and tts_grid(3) == (4, 2)
+    cw, ch = manifest["card_px"]
+    assert (cw, ch) == (375, 525)  # 2.5 x 3.5 in at 150 dpi
+    with Image.open(io.BytesIO(out.files["deck-1-fronts.png"])) as fronts, \
+            Image.open(io.BytesIO(out.files["deck-1-backs.png"])) as backs:
+        assert fronts.size == backs.size == (10 * cw, 2 * ch)
+        hidden = fronts.getpixel((9 * cw + 5, ch + 5))
+        assert backs.getpixel((9 * cw + 5, ch + 5)) == hidden
+        assert sum(hidden) < 300  # the dark hidden card
+        assert fronts.getpixel((8 * cw + cw // 2, ch + ch // 2)) == (255, 255, 255)  # cell 19: empty
+        # Cell 0 is the first module: active side on the fronts, spent side on the backs.
+        assert fronts.getpixel((cw // 2, ch // 2)) != backs.getpixel((cw // 2, ch // 2))
+
+
+def test_outputs_are_byte_identical_for_the_same_inputs() -> None:
+    for preset in ("drivethrucards", "tts", "home-a4"):
+        again = render_print(standard(), resolve_job(preset))
+        assert again.pdf == printed(preset).pdf and again.files == printed(preset).files
+
+
+# --------------------------------------------------------------------------- overrides
+
+
+def test_options_override_the_preset() -> None:
+    job = resolve_job("drivethrucards", bleed_mm=2.0, color="rgb")
+    assert job.opts.bleed_mm == 2.0 and job.opts.color == "rgb" and job.opts.order == "back-front"
+    data = render_print(standard(), job).pdf
+    assert data is not None
+    page = PdfReader(io.BytesIO(data)).pages[0]
+    assert box(page, "/MediaBox")[2] == round(2.5 * IN + 4 * MM, 2)
+    assert resolve_job("home-letter", paper="a4").opts.paper == "a4"
+    assert resolve_job("thegamecrafter", dpi=600).opts.dpi == 600
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--preset", "tts", "--paper", "letter"], "--paper applies to home sheets only"),
+    (["--preset", "thegamecrafter", "--color", "cmyk"], "--color cmyk is for PDFs"),
+    (["--preset", "nope"], "unknown preset 'nope'"),
+    (["--layout", "gutterfold", "--back-offset", "1,1"], "--back-offset shifts the back pages"),
+    (["--back-offset", "1;1"], "give X,Y in millimetres"),
+])
+def test_options_that_make_no_sense_are_refused(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run("standard", "-o", str(tmp_path / "x.pdf"), *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not any(tmp_path.iterdir())
+
+
+# --------------------------------------------------------------------------- preflight
+
+
+def test_preflight_catches_a_title_outside_the_safe_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rove.pdf.cards as cards
+
+    # The title drawn at 30 pt on one line runs past both sides of the card.
+    monkeypatch.setattr(cards, "mission_title_fit", lambda title, measure: TitleFit(30.0, (title,), True))
+    files = render_print(standard(), resolve_job("drivethrucards"))
+    result = run_preflight(files)
+    assert not result.ok
+    title = standard().card("c04").mission.title
+    assert title == "Cross the Crevasse"
+    bad = [p for p in result.problems if p.item == "card-c04-mission"]
+    assert {(p.check, p.where) for p in bad} == {("safe zone", "left edge"), ("safe zone", "right edge")}
+    assert all(title in p.detail and p.by_mm is not None and p.by_mm > 5 for p in bad)
+    # Only mission sides are touched, and only their titles fail.
+    assert {p.item for p in result.problems} <= {f"card-{c.id}-mission" for c in standard().cards}
+    assert all(p.check == "safe zone" for p in result.problems)
+    text = "\n".join(preflight_lines(result))
+    assert "card-c04-mission" in text and "left edge" in text and "nothing written" in text
+
+
+def test_preflight_catches_a_wrong_page_size() -> None:
+    data, faces = render_faces_pdf(standard(), CardOptions(card="bridge", bleed_mm=3.175))
+    problems, checked = check_faces_pdf(data, faces, "poker", 3.175, 3.175, 300)
+    assert checked == 36
+    sizes = [p for p in problems if p.check == "page size"]
+    assert len(sizes) == 36 and all(p.by_mm == pytest.approx(63.5 - 57.15, abs=0.01) for p in sizes)
+    assert any(p.check == "trim box" for p in problems)
+
+
+def test_preflight_catches_art_that_stops_short_of_the_bleed() -> None:
+    data, faces = render_faces_pdf(standard(), CardOptions(bleed_mm=0.0))
+    # The same art on a page with room for 3 mm of bleed: the background stops at the cut.
+    from pypdf import PdfWriter
+    from pypdf.generic import RectangleObject
+
+    reader = PdfReader(io.BytesIO(data))
+    writer = PdfWriter()
+    for page in reader.pages[:2]:
+        page.mediabox = RectangleObject((-3 * MM, -3 * MM, 180 + 3 * MM, 252 + 3 * MM))
+        writer.add_page(page)
+    buf = io.BytesIO()
+    writer.write(buf)
+    problems, _ = check_faces_pdf(buf.getvalue(), faces[:2], "poker", 3.0, 3.0, 300)
+    assert {p.check for p in problems} >= {"bleed"}
+
+
+def test_cli_preflight_failure_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    out = tmp_path / "deck.pdf"
+    # A 10 mm safe zone: every title (12 units in from the edge) is outside it.
+    result = run("standard", "--preset", "drivethrucards", "--safe", "10", "-o", str(out), "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    assert report["ok"] is False and report["preset"] == "drivethrucards"
+    assert any(p["check"] == "safe zone" and p["by_mm"] > 0 for p in report["problems"])
+    assert not out.exists() and not any(tmp_path.iterdir())
+    table = run("standard", "--preset", "drivethrucards", "--safe", "10", "-o", str(out))
+    assert table.exit_code == 1 and "safe zone" in table.output and not out.exists()
+
+
+def test_cli_writes_a_service_preset_after_its_preflight(tmp_path: Path) -> None:
+    result = run("standard", "--preset", "thegamecrafter", "-o", str(tmp_path / "tgc"))
+    assert result.exit_code == 0, result.output
+    assert "preflight thegamecrafter: ok" in result.output
+    assert len(list((tmp_path / "tgc").glob("*.png"))) == 36
+    home = run("standard", "--preset", "home-letter", "-o", str(tmp_path / "home.pdf"))
+    assert home.exit_code == 0 and "preflight" not in home.output  # home: only when asked
+    assert (tmp_path / "home.pdf").read_bytes() == printed("home-letter").pdf
+
+
+# --------------------------------------------------------------------------- stamp
+
+
+def test_stamp_is_off_by_default_and_deterministic(tmp_path: Path) -> None:
+    text = stamp_text(standard(), "2026-12-01")
+    assert text.startswith("Standard deck · ") and text.endswith(" · 2026-12-01")
+    plain = printed("home-a4").pdf
+    assert plain is not None and "Standard deck ·" not in PdfReader(io.BytesIO(plain)).pages[0].extract_text()
+    a = tmp_path / "a.pdf"
+    b = tmp_path / "b.pdf"
+    for path in (a, b):
+        result = run("standard", "--stamp-date", "2026-12-01", "-o", str(path), "--preflight")
+        assert result.exit_code == 0, result.output
+    assert a.read_bytes() == b.read_bytes()
+    page_text = " ".join(PdfReader(a).pages[0].extract_text().split())
+    assert page_text.count(text) == 9  # on every face of the sheet
