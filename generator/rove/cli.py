@@ -535,7 +535,13 @@ def cards(
             written = write_card_pngs(sp, job.opts, out.folder(png_dir))
         out.commit()
     done = say if as_json else typer.echo
-    if files.pdf is not None:
+    if job.shape == "sheets":
+        from .pdf.cards import cards_per_page, plan_pages
+
+        pages = len(plan_pages(sp, job.opts))
+        done(f"wrote {output}: {plural(pages, 'page')}, {cards_per_page(sp, job.opts)} cards a "
+             f"{'page' if job.opts.layout == 'gutterfold' else 'sheet'}")
+    elif files.pdf is not None:
         done(f"wrote {output}")
     else:
         done(f"wrote {len(files.files)} files to {output}")

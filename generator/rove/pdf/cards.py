@@ -23,13 +23,19 @@ Layouts
 
 Geometry
 --------
+Nothing is printed closer than 5 mm to the paper's edge, which home printers clip.
 Nine poker or bridge cards a page (3x3), centred, at the default 0 mm bleed on A4 and Letter;
 mini cards fill as many as fit (4x4 on both). A bleed of *b* mm widens every card's printed
-area by *b* on each side, so neighbouring cards sit 2*b* apart; when 3x3 then no longer fits
-within a 4 mm page margin the grid drops a column or row (poker with 3 mm bleed: 2x3 on A4,
-2x2 on Letter).
+area by *b* on each side, so neighbouring cards sit 2*b* apart -- unless that loses cards: then
+neighbours *share* their bleed (they butt together on one cut line, each one's art the
+other's bleed, as print shops gang cards) and only the grid's outer edges and empty slots get
+bleed; with bleed the margins also keep room for crop marks of at least 2 mm (poker with 3 mm
+bleed: 2x3 on A4 and 3x2 on Letter, shared). On a gutterfold page the cut nearest the fold
+stays 4 mm from it; with bleed the art runs on to the fold (the gutter is the bleed, at
+least 2 mm), so front and back art meet there.
 Crop marks sit in the page margins, on the extension of every trim line (never on the bleed
-edge), on every page; with no bleed each card also gets a hairline cut outline. A short
+edge), on every page, and end 5 mm from the paper's edge; a margin too narrow for a mark of
+1.5 mm has none (only without bleed, where each card also gets a hairline cut outline). A short
 registration note with the printer settings goes in a margin of the first page.
 
 All drawing is vector, in an embedded open font (Bitstream Vera); the output is byte-for-byte
@@ -77,11 +83,13 @@ LAYOUTS = ("duplex", "gutterfold", "fronts")
 ORDERS = ("front-back", "back-front")
 COLORS = ("rgb", "cmyk")
 
-MIN_MARGIN_MM = 4.0  # page edge to the nearest card (bleed) edge: room for the crop marks
-GUTTER_MM = 4.0  # gutterfold: fold line to the nearest card (bleed) edge
+EDGE_KEEP_MM = 5.0  # nothing is printed nearer the paper's edge: home printers clip 3-5 mm
+GUTTER_MM = 4.0  # gutterfold without bleed: fold line to the nearest cut
 CROP_GAP_MM = 1.0  # card area to the start of a crop mark
 CROP_LEN_MM = 5.0
-PRINT_SAFE_MM = 3.0  # the registration note keeps this far from the paper edge
+MIN_MARK_MM = 1.5  # a shorter mark is left out (only without bleed: the cut outline remains)
+BLEED_MARK_MM = 2.0  # with bleed the margins keep room for marks at least this long
+PRINT_SAFE_MM = EDGE_KEEP_MM  # the registration note and fold line keep this far from the edge
 
 # Cards are drawn in units where the card is DESIGN_W (180) wide: a poker card in points.
 # Titles and module names are fitted to their boxes by rove.pdf.titles, whose check spec
@@ -250,6 +258,72 @@ def grid_shape(avail_w: float, avail_h: float, slot_w: float, slot_h: float,
     return cols, rows
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """Cards in a grid: ``pitch`` from one card's trim to the next (the card, plus 2b when
+    every card has its own bleed, nothing more when neighbours share it)."""
+
+    cols: int
+    rows: int
+    shared: bool
+    pitch_x: float
+    pitch_y: float
+
+
+def _fit_grid(avail_w: float, avail_h: float, w: float, h: float, b: float,
+              cap: tuple[int, int] | None, fold_side: bool = False) -> _Grid:
+    """The grid that holds the most cards: own bleed, or shared when that holds more.
+
+    ``avail_w`` spans from the outer bleed edge to the far trim (``fold_side``: the bleed
+    beyond the last column lives in the gutter) or to the far bleed edge."""
+    best: _Grid | None = None
+    for shared in (False, True):
+        px, py = (w, h) if shared else (w + 2 * b, h + 2 * b)
+        extra_w = b if fold_side else 2 * b
+        cols = int((avail_w - extra_w - w + 1e-6) // px) + 1
+        rows = int((avail_h - 2 * b - h + 1e-6) // py) + 1
+        if cap is not None:
+            cols, rows = min(cols, cap[0]), min(rows, cap[1])
+        if cols < 1 or rows < 1:
+            continue
+        if best is None or cols * rows > best.cols * best.rows:
+            best = _Grid(cols, rows, shared, px, py)
+    if best is None:
+        raise ValueError("the card with its bleed does not fit on the page; use less bleed")
+    return best
+
+
+def _margin(opts: CardOptions) -> float:
+    """Page edge to the grid's outer (bleed) edge: 5 mm, plus room for crop marks with bleed."""
+    extra = CROP_GAP_MM + BLEED_MARK_MM if opts.bleed_mm > 0 else 0.0
+    return (EDGE_KEEP_MM + extra) * MM
+
+
+def _bleed_rect(trim: Rect, b: float, shared: bool, open_sides: tuple[bool, bool, bool, bool]) -> Rect:
+    """The art's extent: the trim grown by the bleed, with shared bleed only on the ``open``
+    sides (left, bottom, right, top: the grid's edge or an empty slot)."""
+    if not shared:
+        return trim.grown(b)
+    left, bottom, right, top = (b if o else 0.0 for o in open_sides)
+    return Rect(trim.x - left, trim.y - bottom, trim.w + left + right, trim.h + bottom + top)
+
+
+def _open_sides(i: int, n: int, cols: int, rows: int) -> tuple[bool, bool, bool, bool]:
+    """Which sides of slot ``i`` (of ``n`` filled, row by row) face no card."""
+    r, c = divmod(i, cols)
+
+    def filled(rr: int, cc: int) -> bool:
+        return 0 <= rr < rows and 0 <= cc < cols and rr * cols + cc < n
+
+    return (not filled(r, c - 1), not filled(r + 1, c), not filled(r, c + 1), not filled(r - 1, c))
+
+
+def cards_per_page(spec: Spec, opts: CardOptions) -> int:
+    """How many cards (front and back counted once) one page or sheet holds."""
+    page = plan_pages(spec, opts)[0]
+    return page.rows * page.cols // (2 if page.role == "fold" else 1)
+
+
 def plan_pages(spec: Spec, opts: CardOptions) -> tuple[SheetPage, ...]:
     """Every page of the sheet: which face goes where. Pure geometry, no drawing."""
     pairs = card_faces(spec)
@@ -271,13 +345,14 @@ def _plan_grid(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[S
     pw, ph = PAPERS_PT[opts.paper]
     w, h = card_size_pt(opts.card)
     b = opts.bleed_mm * MM
-    sw, sh = w + 2 * b, h + 2 * b
-    margin = MIN_MARGIN_MM * MM
-    cols, rows = grid_shape(pw - 2 * margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
-    area = Rect((pw - cols * sw) / 2, (ph - rows * sh) / 2, cols * sw, rows * sh)
+    margin = _margin(opts)
+    g = _fit_grid(pw - 2 * margin, ph - 2 * margin, w, h, b, MAX_GRID[opts.card])
+    cols, rows = g.cols, g.rows
+    gw, gh = 2 * b + (cols - 1) * g.pitch_x + w, 2 * b + (rows - 1) * g.pitch_y + h
+    area = Rect((pw - gw) / 2, (ph - gh) / 2, gw, gh)
 
     def trim(r: int, c: int) -> Rect:
-        return Rect(area.x + c * sw + b, area.top - (r + 1) * sh + b, w, h)
+        return Rect(area.x + b + c * g.pitch_x, area.top - b - h - r * g.pitch_y, w, h)
 
     xs = _edges([trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)])
     ys = _edges([trim(r, 0).y for r in range(rows)] + [trim(r, 0).top for r in range(rows)])
@@ -288,9 +363,11 @@ def _plan_grid(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[S
         fronts, backs = [], []
         for i, (front, back) in enumerate(chunk):
             r, c = divmod(i, cols)
-            fronts.append(Placement(front, r, c, trim(r, c), trim(r, c).grown(b)))
+            opened = _open_sides(i, len(chunk), cols, rows)
+            fronts.append(Placement(front, r, c, trim(r, c), _bleed_rect(trim(r, c), b, g.shared, opened)))
             bc = cols - 1 - c
-            backs.append(Placement(back, r, bc, trim(r, bc), trim(r, bc).grown(b)))
+            mirrored = (opened[2], opened[1], opened[0], opened[3])  # left and right swap
+            backs.append(Placement(back, r, bc, trim(r, bc), _bleed_rect(trim(r, bc), b, g.shared, mirrored)))
         roles = [("front", fronts)] + ([("back", backs)] if opts.layout == "duplex" else [])
         for role, placed in roles:
             pages.append(SheetPage(len(pages) + 1, pw, ph, role, rows, cols, tuple(placed),
@@ -303,16 +380,23 @@ def _plan_gutterfold(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> t
     pw, ph = long_, short  # landscape
     w, h = card_size_pt(opts.card)
     b = opts.bleed_mm * MM
-    sw, sh = w + 2 * b, h + 2 * b
-    margin, gutter = MIN_MARGIN_MM * MM, GUTTER_MM * MM
+    margin = _margin(opts)
+    # Fold line to the nearest cut: 4 mm of white without bleed (a fold a little off stays
+    # out of the cards); with bleed the art runs on to the fold, so the gutter is the bleed
+    # itself (at least 2 mm), which lets 2 mm bleed keep 2x2 poker cards a half on Letter.
+    gutter = GUTTER_MM * MM if b == 0 else max(b, 2.0 * MM)
     fold = pw / 2
-    cols, rows = grid_shape(fold - gutter - margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
-    top = (ph + rows * sh) / 2
-    left = fold - gutter - cols * sw
-    area = Rect(left, top - rows * sh, 2 * (fold - left), rows * sh)
+    g = _fit_grid(fold - gutter - margin, ph - 2 * margin, w, h, b, MAX_GRID[opts.card], fold_side=True)
+    cols, rows = g.cols, g.rows
+    gh = 2 * b + (rows - 1) * g.pitch_y + h
+    top = (ph + gh) / 2
+    last_right = fold - gutter  # the trim of the column nearest the fold ends here
+    first_x = last_right - w - (cols - 1) * g.pitch_x
+    left = first_x - b
+    area = Rect(left, top - gh, 2 * (fold - left), gh)
 
     def trim(r: int, c: int) -> Rect:
-        return Rect(left + c * sw + b, top - (r + 1) * sh + b, w, h)
+        return Rect(first_x + c * g.pitch_x, top - b - h - r * g.pitch_y, w, h)
 
     xs_left = [trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)]
     xs = _edges(xs_left + [2 * fold - x for x in xs_left])
@@ -320,14 +404,15 @@ def _plan_gutterfold(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> t
     per_page = cols * rows
     pages: list[SheetPage] = []
     for start in range(0, len(pairs), per_page):
+        chunk = pairs[start:start + per_page]
         placed: list[Placement] = []
-        for i, (front, back) in enumerate(pairs[start:start + per_page]):
+        for i, (front, back) in enumerate(chunk):
             r, c = divmod(i, cols)
             t = trim(r, c)
-            placed.append(Placement(front, r, c, t, t.grown(b)))
+            bl = _bleed_rect(t, b, g.shared, _open_sides(i, len(chunk), cols, rows))
+            placed.append(Placement(front, r, c, t, bl))
             # Right half: column 0 is the one nearest the fold, so a back's column mirrors its front's.
-            mt = t.mirrored(fold)
-            placed.append(Placement(back, r, cols + (cols - 1 - c), mt, mt.grown(b)))
+            placed.append(Placement(back, r, cols + (cols - 1 - c), t.mirrored(fold), bl.mirrored(fold)))
         pages.append(SheetPage(len(pages) + 1, pw, ph, "fold", rows, 2 * cols, tuple(placed),
                                area, xs, ys, fold_x=fold))
     return tuple(pages)
@@ -354,24 +439,37 @@ def registration_note(opts: CardOptions) -> str:
     return text
 
 
+def crop_mark_lengths(page: SheetPage) -> tuple[float, float]:
+    """Mark lengths in pt above/below the grid and left/right of it: up to 5 mm, ending
+    5 mm from the paper's edge; 0 where a mark of 1.5 mm does not fit (no marks there)."""
+    a = page.area
+
+    def length(space: float) -> float:
+        room = min(CROP_LEN_MM * MM, space - (CROP_GAP_MM + EDGE_KEEP_MM) * MM)
+        return room if room >= MIN_MARK_MM * MM - 1e-6 else 0.0
+
+    return (length(min(a.y, page.height - a.top)), length(min(a.x, page.width - a.right)))
+
+
 def crop_mark_length(page: SheetPage) -> float:
-    """Mark length in pt: up to 5 mm, shorter where the margin is narrow."""
-    margin = min(page.area.x, page.area.y, page.width - page.area.right,
-                 page.height - page.area.top)
-    return max(1.0 * MM, min(CROP_LEN_MM * MM, margin - CROP_GAP_MM * MM - 0.5 * MM))
+    """The longest mark on the page, in pt (how far the marks reach into the margins)."""
+    return max(crop_mark_lengths(page))
 
 
 def crop_mark_segments(page: SheetPage) -> list[tuple[float, float, float, float]]:
     """(x1, y1, x2, y2) of every crop mark: trim lines extended into the four margins."""
-    gap, length = CROP_GAP_MM * MM, crop_mark_length(page)
+    gap = CROP_GAP_MM * MM
+    vertical, horizontal = crop_mark_lengths(page)
     a = page.area
     segs = []
-    for x in page.crop_xs:
-        segs.append((x, a.top + gap, x, a.top + gap + length))
-        segs.append((x, a.y - gap, x, a.y - gap - length))
-    for y in page.crop_ys:
-        segs.append((a.x - gap, y, a.x - gap - length, y))
-        segs.append((a.right + gap, y, a.right + gap + length, y))
+    if vertical:
+        for x in page.crop_xs:
+            segs.append((x, a.top + gap, x, a.top + gap + vertical))
+            segs.append((x, a.y - gap, x, a.y - gap - vertical))
+    if horizontal:
+        for y in page.crop_ys:
+            segs.append((a.x - gap, y, a.x - gap - horizontal, y))
+            segs.append((a.right + gap, y, a.right + gap + horizontal, y))
     return segs
 
 
@@ -494,14 +592,16 @@ def _mark_face(c: Canvas, key: str) -> None:
 
 
 def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str],
-              stamp: str | None = None) -> None:
-    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it, and
+              stamp: str | None = None, art: Rect | None = None) -> None:
+    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it, clipped
+    to ``art`` (default: the trim grown by the bleed; less where neighbours share bleed), and
     the ``stamp`` line (if any) small at the bottom, under every card's content."""
+    art = art or trim.grown(bleed)
     c.saveState()
     c.translate(trim.x, trim.y)
     _mark_face(c, face.key)
     clip = c.beginPath()
-    clip.rect(-bleed, -bleed, trim.w + 2 * bleed, trim.h + 2 * bleed)
+    clip.rect(art.x - trim.x, art.y - trim.y, art.w, art.h)
     c.clipPath(clip, stroke=0, fill=0)
     s = trim.w / DESIGN_W
     c.saveState()
@@ -888,7 +988,7 @@ def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
         c.saveState()
         c.translate(dx, dy)
         for pl in page.placements:
-            draw_face(c, pl.face, pl.trim, bleed, names, opts.stamp)
+            draw_face(c, pl.face, pl.trim, bleed, names, opts.stamp, pl.bleed)
         _draw_crop_marks(c, page)
         c.restoreState()
         if page.fold_x is not None:
