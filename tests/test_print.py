@@ -278,3 +278,68 @@ def test_stamp_is_off_by_default_and_deterministic(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
     page_text = " ".join(PdfReader(a).pages[0].extract_text().split())
     assert page_text.count(text) == 9  # on every face of the sheet
+
+
+# --------------------------------------------------------------------------- previews, duplex offset, calibration
+
+
+def test_png_previews_take_dpi_and_tag_it(tmp_path: Path) -> None:
+    result = run("standard", "-o", str(tmp_path / "deck.pdf"), "--png-dir", str(tmp_path / "png"),
+                 "--dpi", "200")
+    assert result.exit_code == 0, result.output
+    with Image.open(tmp_path / "png" / "module-brain-active.png") as im:
+        assert im.size == (500, 700)  # 2.5 x 3.5 in at 200 dpi
+        assert im.info["dpi"] == pytest.approx((200, 200), abs=0.05)
+
+
+def _marks_at(page) -> dict[str, tuple[float, float]]:  # type: ignore[no-untyped-def]
+    found: dict[str, tuple[float, float]] = {}
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        if text.startswith("rove-face:"):
+            found[text.removeprefix("rove-face:").strip()] = (tm[4] * cm[0] + cm[4], tm[5] * cm[3] + cm[5])
+
+    page.extract_text(visitor_text=visit)
+    return found
+
+
+def test_back_offset_shifts_the_back_pages_only() -> None:
+    plain = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions())))
+    moved = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions(back_offset_mm=(1.0, -0.5)))))
+    for i, (a, b) in enumerate(zip(plain.pages, moved.pages, strict=True)):
+        pa, pb = _marks_at(a), _marks_at(b)
+        assert set(pa) == set(pb) and pa
+        dx, dy = (1.0 * MM, -0.5 * MM) if i % 2 else (0.0, 0.0)
+        for key, (x, y) in pa.items():
+            assert pb[key] == pytest.approx((x + dx, y + dy), abs=0.01), key
+        trim_a, trim_b = box(a, "/TrimBox"), box(b, "/TrimBox")
+        assert trim_b[0] == pytest.approx(trim_a[0] + dx, abs=0.01)
+        assert trim_b[1] == pytest.approx(trim_a[1] + dy, abs=0.01)
+
+
+def test_calibration_sheet_puts_the_scales_behind_the_crosses(tmp_path: Path) -> None:
+    from rove.pdf.calibration import targets
+
+    out = tmp_path / "cal.pdf"
+    result = run("--calibration", "--paper", "letter", "--back-offset", "1.5,-2", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    pdf = PdfReader(out)
+    assert len(pdf.pages) == 2
+    assert pdf.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None"
+    assert box(pdf.pages[0], "/MediaBox") == (0, 0, 612, 792)
+    zeros: list[tuple[float, float]] = []
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        if text.strip() == "0":
+            zeros.append((tm[4] + cm[4], tm[5] + cm[5]))
+
+    pdf.pages[1].extract_text(visitor_text=visit)
+    # The horizontal scales' zeros sit (centred) under where each front cross lands after a
+    # long-edge flip, moved by the offset.
+    xs = sorted(round(x, 1) for x, _ in zeros)
+    for tx, _ in targets("letter"):
+        want = 612 - tx + 1.5 * MM
+        assert any(abs(x - want) < 2.0 for x in xs), (want, xs)
+    assert "--back-offset 1.5,-2" in " ".join(pdf.pages[0].extract_text().split())
+    refused = run("--calibration", "--preset", "tts", "-o", str(tmp_path / "x.pdf"))
+    assert refused.exit_code == 2 and "print service" in refused.output

@@ -436,6 +436,15 @@ def _list_presets(as_json: bool) -> None:
     Console(width=160).print(table)
 
 
+def _write_calibration(output: Path, paper: str, offset: tuple[float, float]) -> None:
+    from .pdf.calibration import render_calibration_pdf
+
+    check_output(output, "-o")
+    write_output(output, render_calibration_pdf(paper, offset))
+    typer.echo(f"wrote {output}: print it double-sided (flip on long edge) at actual size, "
+               "then read X and Y off the back")
+
+
 @app.command()
 @handles_input_errors
 def cards(
@@ -448,6 +457,10 @@ def cards(
                                                     "tts; see --list-presets.")] = None,
     list_presets: Annotated[bool, typer.Option("--list-presets", help="Print what every preset sets, "
                                                                       "then stop.")] = False,
+    calibration: Annotated[bool, typer.Option("--calibration", help="Write the one-sheet duplex test "
+                                                                    "(default output/calibration.pdf) "
+                                                                    "to read --back-offset from.")
+                           ] = False,
     paper: Annotated[Paper | None, typer.Option(help="Paper size of home sheets.")] = None,
     layout: Annotated[CardLayout | None, typer.Option(help="Home sheets: duplex: backs on the next page; "
                                                            "gutterfold: fronts and backs side by side; "
@@ -485,6 +498,14 @@ def cards(
         raise fail_input(f"cards: unknown preset {name!r}; use one of {', '.join(PRESETS)} "
                          "(rove cards --list-presets shows what each sets)")
     shape = PRESETS[name].shape
+    offset = _parse_offset(back_offset) if back_offset is not None else None
+    if calibration:
+        if shape != "sheets":
+            raise fail_input(f"cards: --calibration is for printing at home; preset {name} is "
+                             "for a print service (use --preset home-a4 or home-letter)")
+        _write_calibration(output or Path("output/calibration.pdf"),
+                           paper.value if paper else PRESETS[name].paper, offset or (0.0, 0.0))
+        return
     if output is None:
         output = (Path("output/cards.pdf") if preset is None else
                   Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
@@ -497,7 +518,6 @@ def cards(
     check_output(output, "-o", folder=folder, inputs=inputs)
     if png_dir is not None:
         check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
-    offset = _parse_offset(back_offset) if back_offset is not None else None
     from .pdf.printing import render_print, resolve_job, stamp_text
     from .spec import load_spec
 
