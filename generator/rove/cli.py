@@ -612,6 +612,9 @@ def book(
                                           "mission:55,hand:20,deal:15,campaign:10.")] = "",
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same book, byte for byte.")] = 1,
     paper: Annotated[str, typer.Option(help="Page size: a5 or letter.")] = "a5",
+    imposition: Annotated[str, typer.Option(help="none, or booklet: pages two a side on A4 (Letter for "
+                                                 "letter pages) in saddle-stitch order, to print "
+                                                 "double-sided, fold and staple.")] = "none",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
     output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
@@ -644,6 +647,8 @@ def book(
         raise fail_input(f"book: --mix: {exc}") from None
     if paper not in ("a5", "letter"):
         raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
+    if imposition not in ("none", "booklet"):
+        raise fail_input(f"book: --imposition is {imposition!r}; use none or booklet")
     inputs = [spec_input(spec)]
     check_output(output, "-o", inputs=inputs)
     replace_export = False
@@ -667,6 +672,10 @@ def book(
                    "nothing written", err=True)
         raise typer.Exit(EXIT_FAIL)
     data = render_book(sp, puzzles, seed, paper)
+    if imposition == "booklet":
+        from .pdf.impose import impose_booklet
+
+        data = impose_booklet(data, "a4" if paper == "a5" else "letter")
     try:
         files = export_files(puzzles) if export_dir is not None else {}
     except ExportCheckFailed as exc:  # pragma: no cover - a bug, never expected
