@@ -511,9 +511,6 @@ def cards(
                   Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
                   Path(f"output/cards-{name}"))
     folder = shape in ("png", "tts")
-    if not folder and output.suffix.lower() != ".pdf" and not output.exists():
-        raise fail_input(f"cards: -o {output}: preset {name} writes one PDF; give a file name "
-                         "ending in .pdf")
     inputs = [spec_input(spec)]
     check_output(output, "-o", folder=folder, inputs=inputs)
     if png_dir is not None:

@@ -135,7 +135,9 @@ def check_face_page(page: Any, key: str, trim: tuple[float, float, float, float]
             for side, over in sides:
                 if over <= ART_TOL_PT:
                     continue
-                label = what if what != "symbol" else f"symbol at {left / MM:.1f},{bottom / MM:.1f} mm"
+                label = what if what != "symbol" else (
+                    f"symbol at {(left - trim[0]) / MM:.1f},{(bottom - trim[1]) / MM:.1f} mm from the "
+                    "card's lower left corner")
                 k = (what if what != "symbol" else "symbol", side)
                 if k not in worst or over > worst[k][0]:
                     worst[k] = (over, label)
