@@ -694,7 +694,7 @@ def test_cli_cards_writes_pdf_and_pngs(tmp_path: Path) -> None:
 
     out = tmp_path / "deck.pdf"
     result = CliRunner().invoke(app, ["cards", "standard", "-o", str(out), "--layout", "fronts",
-                                      "--paper", "letter", "--card", "mini",
+                                      "--paper", "letter", "--card", "mini", "--no-stamp",
                                       "--png-dir", str(tmp_path / "png")])
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == pdf_bytes("letter", "fronts", 0.0, "mini")

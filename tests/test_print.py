@@ -265,19 +265,35 @@ def test_cli_writes_a_service_preset_after_its_preflight(tmp_path: Path) -> None
 # --------------------------------------------------------------------------- stamp
 
 
-def test_stamp_is_off_by_default_and_deterministic(tmp_path: Path) -> None:
+def _text(data: bytes | None, page: int = 0) -> str:
+    assert data is not None
+    return " ".join(PdfReader(io.BytesIO(data)).pages[page].extract_text().split())
+
+
+def test_stamp_is_on_for_home_sheets_off_for_services_and_deterministic(tmp_path: Path) -> None:
+    short = stamp_text(standard(), None)
     text = stamp_text(standard(), "2026-12-01")
-    assert text.startswith("Standard deck · ") and text.endswith(" · 2026-12-01")
-    plain = printed("home-a4").pdf
-    assert plain is not None and "Standard deck ·" not in PdfReader(io.BytesIO(plain)).pages[0].extract_text()
-    a = tmp_path / "a.pdf"
-    b = tmp_path / "b.pdf"
+    assert short.startswith("Standard deck · ") and len(short.split(" · ")[1]) == 8
+    assert text == short + " · 2026-12-01"
+    assert _text(printed("home-a4").pdf).count(short) == 9  # on every face of the sheet
+    assert "Standard deck ·" not in _text(printed("drivethrucards").pdf)
+    assert "Standard deck ·" not in _text(render_print(standard(), resolve_job("home-a4", stamp=False)).pdf)
+    dated = render_print(standard(), resolve_job("drivethrucards", stamp_date="2026-12-01"))
+    assert text in _text(dated.pdf)
+    assert run_preflight(dated).ok  # the stamp sits in the strip every face keeps free
+    a, b = tmp_path / "a.pdf", tmp_path / "b.pdf"
     for path in (a, b):
         result = run("standard", "--stamp-date", "2026-12-01", "-o", str(path), "--preflight")
         assert result.exit_code == 0, result.output
     assert a.read_bytes() == b.read_bytes()
-    page_text = " ".join(PdfReader(a).pages[0].extract_text().split())
-    assert page_text.count(text) == 9  # on every face of the sheet
+    assert _text(a.read_bytes(), 1).count(text) == 9
+    # A different spec gives a different hash.
+    other = load_spec("standard")
+    from dataclasses import replace
+
+    assert stamp_text(replace(other, name="Other deck"), None).split(" · ")[1] != short.split(" · ")[1]
+    refused = run("standard", "--no-stamp", "--stamp-date", "x", "-o", str(tmp_path / "c.pdf"))
+    assert refused.exit_code == 2 and "--no-stamp" in refused.output
 
 
 # --------------------------------------------------------------------------- previews, duplex offset, calibration

@@ -475,9 +475,12 @@ def cards(
     back_offset: Annotated[str | None, typer.Option(help="X,Y in mm: shift duplex back pages to line up "
                                                          "with the fronts (read it off --calibration).")
                            ] = None,
-    stamp: Annotated[bool, typer.Option("--stamp", help="Print deck name and spec hash small on every "
-                                                        "face (playtest copies).")] = False,
-    stamp_date: Annotated[str | None, typer.Option(help="A date (or any short text) for the stamp; "
+    stamp: Annotated[bool | None, typer.Option("--stamp/--no-stamp", help="Deck name and spec hash small "
+                                                                        "on every face, to tell playtest "
+                                                                        "printouts apart (default: on for "
+                                                                        "home presets, off for services).")
+                     ] = None,
+    stamp_date: Annotated[str | None, typer.Option(help="A date (or any short text) added to the stamp; "
                                                         "implies --stamp.")] = None,
     preflight: Annotated[bool, typer.Option("--preflight", help="Check the files against the preset's "
                                                                 "rules before writing (always done "
@@ -515,7 +518,7 @@ def cards(
     check_output(output, "-o", folder=folder, inputs=inputs)
     if png_dir is not None:
         check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
-    from .pdf.printing import render_print, resolve_job, stamp_text
+    from .pdf.printing import render_print, resolve_job
     from .spec import load_spec
 
     sp = load_spec(spec)
@@ -523,7 +526,7 @@ def cards(
         job = resolve_job(name, paper=paper.value if paper else None, layout=layout.value if layout else None,
                           bleed_mm=bleed, card=card.value if card else None, safe_mm=safe, dpi=dpi,
                           color=color.value if color else None, back_offset_mm=offset,
-                          stamp=stamp_text(sp, stamp_date) if stamp or stamp_date else None)
+                          stamp=stamp, stamp_date=stamp_date)
         files = render_print(sp, job)
     except ValueError as exc:
         raise fail_input(f"cards: {exc}") from None

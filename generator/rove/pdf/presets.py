@@ -49,6 +49,7 @@ class Preset:
     color: str = "rgb"
     home: bool = False  # printed at home: the PDF asks viewers not to scale it
     service: bool = False  # sent to a print service: preflight runs before anything is written
+    stamp: bool = False  # the playtest stamp on every face (services forbid marks on the art)
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -66,9 +67,9 @@ class Preset:
 #: Simulator a sheet image of at most 10 x 7 cards whose last cell is the hidden card.
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("home-a4", "home printing on A4: nine poker cards a sheet, duplex, crop marks",
-           "sheets", paper="a4", safe_mm=2.0, dpi=150, home=True),
+           "sheets", paper="a4", safe_mm=2.0, dpi=150, home=True, stamp=True),
     Preset("home-letter", "home printing on US Letter: nine poker cards a sheet, duplex, crop marks",
-           "sheets", paper="letter", safe_mm=2.0, dpi=150, home=True),
+           "sheets", paper="letter", safe_mm=2.0, dpi=150, home=True, stamp=True),
     Preset("drivethrucards", "DriveThruCards: one PDF, a card a page, back then front, "
            "1/8 in bleed, CMYK", "card-pdf", bleed_mm=MM_PER_IN / 8, safe_mm=MM_PER_IN / 8,
            order="back-front", color="cmyk", service=True),
@@ -91,6 +92,6 @@ def preset_rows(presets: dict[str, Preset] | None = None) -> list[dict[str, obje
                      "safe_mm": round(p.safe_mm, 3), "dpi": p.dpi,
                      "paper": p.paper if p.shape == "sheets" else None,
                      "layout": p.layout if p.shape == "sheets" else None,
-                     "order": p.order, "color": p.color, "home": p.home, "service": p.service,
+                     "order": p.order, "color": p.color, "home": p.home, "service": p.service, "stamp": p.stamp,
                      "summary": p.summary})
     return rows

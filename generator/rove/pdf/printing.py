@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..spec import Spec, dump_spec
@@ -35,10 +35,13 @@ TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
 
 @dataclass(frozen=True)
 class PrintJob:
-    """A preset and the options in force after the user's overrides."""
+    """A preset and the options in force after the user's overrides; ``stamp`` says whether
+    the faces carry the playtest stamp (its text needs the spec: ``render_print`` adds it)."""
 
     preset: Preset
     opts: CardOptions
+    stamp: bool = False
+    stamp_date: str | None = None
 
     @property
     def shape(self) -> str:
@@ -48,7 +51,8 @@ class PrintJob:
 def resolve_job(preset_name: str, *, paper: str | None = None, layout: str | None = None,
                 bleed_mm: float | None = None, card: str | None = None, safe_mm: float | None = None,
                 dpi: int | None = None, color: str | None = None,
-                back_offset_mm: tuple[float, float] | None = None, stamp: str | None = None) -> PrintJob:
+                back_offset_mm: tuple[float, float] | None = None, stamp: bool | None = None,
+                stamp_date: str | None = None) -> PrintJob:
     """The preset with the options given (None: the preset's own) laid over it.
 
     Raises ValueError, with a message that names the option, for an unknown preset or an
@@ -66,6 +70,15 @@ def resolve_job(preset_name: str, *, paper: str | None = None, layout: str | Non
     if back_offset_mm is not None and lay != "duplex":
         raise ValueError(f"--back-offset shifts the back pages of --layout duplex; layout {lay} "
                          "has no back pages")
+    if stamp_date is not None:
+        from .titles import undrawable_chars
+
+        bad = undrawable_chars(stamp_date, limit=3)
+        if bad or not 0 < len(stamp_date) <= 40:
+            raise ValueError(f"--stamp-date {stamp_date!r}: give a short date, at most 40 characters"
+                             + (f" the card font can draw (not {', '.join(map(repr, bad))})" if bad else ""))
+    if stamp is False and stamp_date is not None:
+        raise ValueError("--stamp-date dates the stamp that --no-stamp leaves out; give one of them")
     if color is not None and p.shape in ("png", "tts") and color != "rgb":
         raise ValueError(f"--color {color} is for PDFs; preset {p.name} writes "
                          f"{_SHAPE_WORDS[p.shape]}, which are RGB")
@@ -73,8 +86,9 @@ def resolve_job(preset_name: str, *, paper: str | None = None, layout: str | Non
                        bleed_mm=p.bleed_mm if bleed_mm is None else bleed_mm,
                        card=card or p.card, safe_mm=p.safe_mm if safe_mm is None else safe_mm,
                        dpi=dpi or p.dpi, order=p.order, color=color or p.color,
-                       back_offset_mm=back_offset_mm or (0.0, 0.0), stamp=stamp)
-    return PrintJob(p, opts)
+                       back_offset_mm=back_offset_mm or (0.0, 0.0))
+    wanted = (p.stamp if stamp is None else stamp) or stamp_date is not None
+    return PrintJob(p, opts, wanted, stamp_date)
 
 
 _SHAPE_WORDS = {"sheets": "home-print sheets", "card-pdf": "one PDF with a card a page",
@@ -112,6 +126,8 @@ class PrintFiles:
 
 def render_print(spec: Spec, job: PrintJob) -> PrintFiles:
     """Every file of the job, deterministic for the same spec and job."""
+    if job.stamp:
+        job = replace(job, opts=replace(job.opts, stamp=stamp_text(spec, job.stamp_date)))
     opts = job.opts
     if job.shape == "tts":
         return _render_tts(spec, job)
