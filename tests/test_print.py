@@ -359,3 +359,14 @@ def test_calibration_sheet_puts_the_scales_behind_the_crosses(tmp_path: Path) ->
     assert "--back-offset 1.5,-2" in " ".join(pdf.pages[0].extract_text().split())
     refused = run("--calibration", "--preset", "tts", "-o", str(tmp_path / "x.pdf"))
     assert refused.exit_code == 2 and "print service" in refused.output
+
+
+@pytest.mark.parametrize(("paper", "layout", "card", "bleed"), [
+    ("a4", "gutterfold", "poker", 3.0), ("a4", "gutterfold", "mini", 0.0), ("a4", "duplex", "mini", 2.0),
+    ("letter", "duplex", "poker", 0.0),
+])
+def test_tight_margins_still_say_print_at_100_percent(paper: str, layout: str, card: str, bleed: float) -> None:
+    """Margins 5 mm from the edge can be too narrow for the whole note: the short one is printed."""
+    data = render_cards_pdf(standard(), CardOptions(paper, layout, bleed, card))
+    first = " ".join(PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
+    assert "100% scale" in first and "fit to page" in first

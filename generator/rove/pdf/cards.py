@@ -534,17 +534,27 @@ def _note_boxes(page: SheetPage) -> list[_NoteBox]:
     return [bx for bx in boxes if bx.rect.w > 0 and bx.rect.h > 0]
 
 
-def _draw_note(c: Canvas, page: SheetPage, text: str) -> None:
-    """The registration note in the margin box where it fits at the largest size."""
+def short_registration_note(opts: CardOptions) -> str:
+    """What must be said when the margins have no room for the whole note."""
+    w, h = CARD_SIZES_MM[opts.card]
+    return f"Print at 100% scale, no 'fit to page'. A card measures {w:g} × {h:g} mm."
+
+
+def _draw_note(c: Canvas, page: SheetPage, texts: Sequence[str]) -> None:
+    """The first of ``texts`` that fits a margin box, in the box where it fits at the
+    largest size (margins kept 5 mm from the edge can be too narrow for the whole note)."""
     best: tuple[float, _NoteBox, list[str]] | None = None
     leading = 1.2
-    for bx in _note_boxes(page):
-        along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
-        size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
-        fits = len(lines) * size * leading <= across + 1e-6 and all(
-            text_width(line, FONT, size) <= along + 1e-6 for line in lines)
-        if fits and (best is None or size > best[0]):
-            best = (size, bx, lines)
+    for text in texts:
+        for bx in _note_boxes(page):
+            along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
+            size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
+            fits = len(lines) * size * leading <= across + 1e-6 and all(
+                text_width(line, FONT, size) <= along + 1e-6 for line in lines)
+            if fits and (best is None or size > best[0]):
+                best = (size, bx, lines)
+        if best is not None:
+            break
     if best is None:
         return
     size, bx, lines = best
@@ -979,7 +989,7 @@ def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
     buf = io.BytesIO()
     c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards", opts.color)
     c.setViewerPreference("PrintScaling", "None")
-    note = registration_note(opts)
+    notes = (registration_note(opts), short_registration_note(opts))
     for page in pages:
         dx, dy = (v * MM for v in opts.back_offset_mm) if page.role == "back" else (0.0, 0.0)
         c.setPageSize((page.width, page.height))
@@ -994,7 +1004,7 @@ def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
         if page.fold_x is not None:
             _draw_fold_line(c, page)
         if page.number == 1:
-            _draw_note(c, page, note)
+            _draw_note(c, page, notes)
         c.showPage()
     c.save()
     return buf.getvalue()
