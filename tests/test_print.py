@@ -370,3 +370,56 @@ def test_tight_margins_still_say_print_at_100_percent(paper: str, layout: str, c
     data = render_cards_pdf(standard(), CardOptions(paper, layout, bleed, card))
     first = " ".join(PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
     assert "100% scale" in first and "fit to page" in first
+
+
+def test_a_folder_with_another_decks_cards_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "tgc"
+    out.mkdir()
+    (out / "module-old-active.png").write_bytes(b"old")
+    (out / "notes.txt").write_text("mine")
+    result = run("standard", "--preset", "thegamecrafter", "-o", str(out))
+    assert result.exit_code == 2 and "module-old-active.png" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["module-old-active.png", "notes.txt"]
+    (out / "module-old-active.png").unlink()
+    again = run("standard", "--preset", "thegamecrafter", "-o", str(out))  # other files may stay
+    assert again.exit_code == 0, again.output
+    assert len(list(out.glob("*.png"))) == 36 and (out / "notes.txt").read_text() == "mine"
+    rerun = run("standard", "--preset", "thegamecrafter", "-o", str(out))  # its own files: replaced
+    assert rerun.exit_code == 0, rerun.output
+
+
+def test_preflight_catches_a_font_that_is_not_embedded() -> None:
+    from reportlab.pdfgen.canvas import Canvas
+
+    from rove.pdf.cards import Rect, set_boxes
+
+    w, h, b = 180.0, 252.0, 9.0
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=(w + 2 * b, h + 2 * b), invariant=1)
+    set_boxes(c, Rect(b, b, w, h), Rect(0, 0, w + 2 * b, h + 2 * b))
+    c.setFillColorRGB(0.9, 0.9, 0.8)
+    c.rect(0, 0, w + 2 * b, h + 2 * b, stroke=0, fill=1)
+    c.setFillColorRGB(0, 0, 0)
+    c.setFont("Helvetica", 12)  # one of the 14 standard fonts: never embedded
+    c.drawString(40, 120, "Standard font")
+    c.showPage()
+    c.save()
+    faces = card_faces(standard())[0][:1]
+    problems, _ = check_faces_pdf(buf.getvalue(), faces, "poker", 9 / MM, 9 / MM, 300)
+    assert [(p.check, p.detail) for p in problems] == [("fonts", "font of 'Standard font' is not embedded")]
+
+
+def test_tts_decks_larger_than_a_sheet_take_several(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rove.pdf.printing as printing
+
+    monkeypatch.setattr(printing, "TTS_MAX_COLS", 3)
+    monkeypatch.setattr(printing, "TTS_MAX_ROWS", 2)  # 5 cards and the hidden one a sheet
+    out = render_print(standard(), resolve_job("tts"))
+    manifest = json.loads(out.files["deck.json"])
+    assert [(s["cols"], s["rows"], s["cards"]) for s in manifest["sheets"]] == \
+        [(3, 2, 5), (3, 2, 5), (3, 2, 5), (3, 2, 3)]
+    assert sorted(out.files) == sorted([*(f"deck-{k}-{side}.png" for k in range(1, 5)
+                                          for side in ("fronts", "backs")), "deck.json"])
+    keys = [k for s in out.tts_sheets for k in s["fronts_keys"]]
+    assert keys == [front.key for front, _ in card_faces(standard())]
+    assert run_preflight(out).ok

@@ -541,6 +541,15 @@ def cards(
                 typer.echo(line)
         if not result.ok:
             raise typer.Exit(EXIT_FAIL)
+    if files.pdf is None and output.is_dir():
+        # a card left over from an earlier deck would be uploaded with this one
+        stale = sorted(f.name for f in output.iterdir()
+                       if f.suffix.lower() in (".png", ".json") and f.name not in files.files)
+        if stale:
+            shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+            raise fail_input(f"{output}: -o holds files this deck does not have ({shown}), from an "
+                             "earlier run; give a new or empty folder, or remove them (nothing was "
+                             "written)")
     with Outputs() as out:  # every file is put into place together at the end
         if files.pdf is not None:
             out.file(output, files.pdf)
