@@ -426,14 +426,16 @@ def _list_presets(as_json: bool) -> None:
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title="rove cards --preset NAME (options given on the command line win)")
-    for col in ("name", "output", "card", "bleed", "safe", "dpi", "order", "colour", "what"):
-        table.add_column(col)
+    for col in ("name", "output", "card", "bleed mm", "safe mm", "dpi", "order", "colour", "stamp"):
+        table.add_column(col, no_wrap=col in ("name", "order"))
     for r in rows:
-        output = f"sheets, {r['paper']} {r['layout']}" if r["shape"] == "sheets" else str(r["shape"])
-        table.add_row(str(r["name"]), output, str(r["card"]), f"{r['bleed_mm']:g} mm",
-                      f"{r['safe_mm']:g} mm", str(r["dpi"]), str(r["order"]), str(r["color"]),
-                      str(r["summary"]))
-    Console(width=160).print(table)
+        output = f"sheets {r['paper']} {r['layout']}" if r["shape"] == "sheets" else str(r["shape"])
+        table.add_row(str(r["name"]), output, str(r["card"]), f"{r['bleed_mm']:g}", f"{r['safe_mm']:g}",
+                      str(r["dpi"]), str(r["order"]), str(r["color"]), "yes" if r["stamp"] else "no")
+    console = Console()
+    console.print(table)
+    for r in rows:
+        console.print(f"[bold]{r['name']}[/bold]: {r['summary']}", highlight=False)
 
 
 def _write_calibration(output: Path, paper: str, offset: tuple[float, float]) -> None:
