@@ -423,3 +423,12 @@ def test_tts_decks_larger_than_a_sheet_take_several(monkeypatch: pytest.MonkeyPa
     keys = [k for s in out.tts_sheets for k in s["fronts_keys"]]
     assert keys == [front.key for front, _ in card_faces(standard())]
     assert run_preflight(out).ok
+
+
+def test_preflight_sees_ink_within_5_mm_of_the_edge() -> None:
+    """Backs moved 3 mm up and right bring their crop marks within 2 mm of the top edge: the
+    rendered page shows it; the fronts stay clear."""
+    result = run_preflight(render_print(standard(), resolve_job("home-a4", back_offset_mm=(3.0, 3.0))))
+    edges = [p for p in result.problems if p.check == "edge"]
+    assert [p.item for p in edges] == ["page 2", "page 4"]
+    assert all(p.by_mm is not None and 2.5 <= p.by_mm <= 3.6 for p in edges), edges

@@ -198,8 +198,36 @@ def check_faces_pdf(data: bytes, faces: Sequence[Face], card: str, bleed_mm: flo
     return problems, len(faces)
 
 
+EDGE_CHECK_MM = 4.5  # 5 mm kept clear, less half a millimetre for anti-aliased edges
+EDGE_DPI = 100
+
+
+def _ink_near_edge(page: Any) -> float | None:
+    """How near the paper's edge (mm) anything is drawn, from the page rendered at 100 dpi,
+    if nearer than 4.5 mm; None when that band is blank. Rendering sees what is printed,
+    clipping included, which the objects' own bounds do not."""
+    band = int(EDGE_CHECK_MM / 25.4 * EDGE_DPI)
+    image = page.render(scale=EDGE_DPI / 72, grayscale=True).to_pil().convert("L")
+    w, h = image.size
+    nearest: int | None = None
+    for box in ((0, 0, w, band), (0, h - band, w, h), (0, 0, band, h), (w - band, 0, w, h)):
+        strip = image.crop(box)
+        if strip.getextrema()[0] >= 250:
+            continue
+        px = strip.load()
+        sw, sh = strip.size
+        for y in range(sh):
+            for x in range(sw):
+                if px[x, y] < 250:
+                    gx, gy = box[0] + x, box[1] + y
+                    d = min(gx, gy, w - 1 - gx, h - 1 - gy)
+                    nearest = d if nearest is None else min(nearest, d)
+    return None if nearest is None else nearest / EDGE_DPI * 25.4
+
+
 def check_sheets_pdf(data: bytes, paper: str, landscape: bool) -> list[Problem]:
-    """Home sheets: every page the paper size, its TrimBox inside its BleedBox inside the page."""
+    """Home sheets: every page the paper size, its TrimBox inside its BleedBox inside the
+    page, and nothing drawn within 5 mm of the paper's edge (home printers clip there)."""
     import pypdfium2 as pdfium
 
     pw, ph = PAPERS_PT[paper]
@@ -211,9 +239,14 @@ def check_sheets_pdf(data: bytes, paper: str, landscape: bool) -> list[Problem]:
             page = pdf[i]
             try:
                 media, trim, bleed = _box(page, "mediabox"), _box(page, "trimbox"), _box(page, "bleedbox")
+                near = _ink_near_edge(page)
             finally:
                 page.close()
             where = f"page {i + 1}"
+            if near is not None:
+                problems.append(Problem(where, "edge", where, f"printed {near:.1f} mm from the paper's "
+                                        "edge, which home printers clip; keep 5 mm clear",
+                                        5.0 - near))
             if not _close(media, want):
                 problems.append(Problem(where, "page size", where,
                                         f"page is {_fmt_box(media)}, wants {paper} {_fmt_box(want)}"))
