@@ -432,3 +432,16 @@ def test_preflight_sees_ink_within_5_mm_of_the_edge() -> None:
     edges = [p for p in result.problems if p.check == "edge"]
     assert [p.item for p in edges] == ["page 2", "page 4"]
     assert all(p.by_mm is not None and 2.5 <= p.by_mm <= 3.6 for p in edges), edges
+
+
+def test_preflight_catches_rgb_in_a_cmyk_file() -> None:
+    from dataclasses import replace
+
+    rgb = render_print(standard(), resolve_job("drivethrucards", color="rgb"))
+    # The same RGB pages checked as if CMYK had been asked for.
+    claimed = replace(rgb, job=replace(rgb.job, opts=replace(rgb.job.opts, color="cmyk")))
+    colour = [p for p in run_preflight(claimed).problems if p.check == "colour"]
+    assert len(colour) == 36 and "RGB fill" in colour[0].detail
+    assert run_preflight(printed("drivethrucards")).ok
+    sheets = render_print(standard(), resolve_job("home-a4", color="cmyk"))
+    assert run_preflight(sheets).ok

@@ -10,6 +10,7 @@ PDFs, Pillow the PNGs), never from the numbers the renderer meant to use:
   except art that runs on into the bleed (a band, a background, hatching: meant to be
   cut through);
 - fonts: every font a text uses is embedded;
+- colour: a CMYK file sets no RGB or grey colour (pypdf reads the content streams);
 - images: raster images at the resolution asked at least;
 - PNGs: exact pixel sizes and the resolution tag.
 
@@ -262,6 +263,26 @@ def check_sheets_pdf(data: bytes, paper: str, landscape: bool) -> list[Problem]:
     return problems
 
 
+_NOT_CMYK = {b"rg": "RGB fill", b"RG": "RGB stroke", b"g": "grey fill", b"G": "grey stroke"}
+
+
+def check_cmyk(data: bytes, items: Sequence[str]) -> list[Problem]:
+    """Every page's content stream sets colours in CMYK only (``k``/``K``), for services
+    that print from CMYK files; ``items`` name the pages."""
+    from pypdf import PdfReader
+
+    problems: list[Problem] = []
+    for i, page in enumerate(PdfReader(io.BytesIO(data)).pages):
+        content = page.get_contents()
+        ops = {op for _, op in content.operations} if content is not None else set()
+        found = sorted(_NOT_CMYK[op] for op in ops if op in _NOT_CMYK)
+        if found:
+            item = items[i] if i < len(items) else f"page {i + 1}"
+            problems.append(Problem(item, "colour", f"page {i + 1}",
+                                    f"{', '.join(found)} in a CMYK file"))
+    return problems
+
+
 def check_png(name: str, data: bytes, size: tuple[int, int], dpi: int) -> list[Problem]:
     """A PNG's pixel size, exactly, and its resolution tag."""
     from PIL import Image
@@ -290,6 +311,10 @@ def run_preflight(files: PrintFiles) -> Preflight:
     problems, _ = check_faces_pdf(files.faces_pdf, files.faces, opts.card, opts.bleed_mm,
                                   opts.safe_mm, opts.dpi, ignore_texts=ignore)
     result.problems += problems
+    if opts.color == "cmyk":
+        result.problems += check_cmyk(files.faces_pdf, [f.key for f in files.faces])
+        if job.shape == "sheets" and files.pdf is not None:
+            result.problems += check_cmyk(files.pdf, [])
     if job.shape == "sheets":
         assert files.pdf is not None
         result.files = 1
