@@ -253,7 +253,7 @@ def test_cli_preflight_failure_writes_nothing_and_exits_1(tmp_path: Path) -> Non
 
 
 def test_cli_writes_a_service_preset_after_its_preflight(tmp_path: Path) -> None:
-    result = run("standard", "--preset", "thegamecrafter", "-o", str(tmp_path / "tgc"))
+    result = run("standard", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(tmp_path / "tgc"))
     assert result.exit_code == 0, result.output
     assert "preflight thegamecrafter: ok" in result.output
     assert len(list((tmp_path / "tgc").glob("*.png"))) == 36
@@ -377,14 +377,14 @@ def test_a_folder_with_another_decks_cards_is_refused(tmp_path: Path) -> None:
     out.mkdir()
     (out / "module-old-active.png").write_bytes(b"old")
     (out / "notes.txt").write_text("mine")
-    result = run("standard", "--preset", "thegamecrafter", "-o", str(out))
+    result = run("standard", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(out))
     assert result.exit_code == 2 and "module-old-active.png" in result.output
     assert sorted(p.name for p in out.iterdir()) == ["module-old-active.png", "notes.txt"]
     (out / "module-old-active.png").unlink()
-    again = run("standard", "--preset", "thegamecrafter", "-o", str(out))  # other files may stay
+    again = run("standard", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(out))  # other files may stay
     assert again.exit_code == 0, again.output
     assert len(list(out.glob("*.png"))) == 36 and (out / "notes.txt").read_text() == "mine"
-    rerun = run("standard", "--preset", "thegamecrafter", "-o", str(out))  # its own files: replaced
+    rerun = run("standard", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(out))  # its own files: replaced
     assert rerun.exit_code == 0, rerun.output
 
 
