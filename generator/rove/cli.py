@@ -683,15 +683,15 @@ def book(
                    "nothing written", err=True)
         raise typer.Exit(EXIT_FAIL)
     data = render_book(sp, puzzles, seed, paper)
-    if imposition == "booklet":
-        from .pdf.impose import impose_booklet
-
-        data = impose_booklet(data, "a4" if paper == "a5" else "letter")
     try:
         files = export_files(puzzles) if export_dir is not None else {}
     except ExportCheckFailed as exc:  # pragma: no cover - a bug, never expected
         typer.echo(f"book: {exc}; nothing written", err=True)
         raise typer.Exit(EXIT_FAIL) from None
+    if imposition == "booklet":
+        from .pdf.impose import impose_booklet
+
+        data = impose_booklet(data, "a4" if paper == "a5" else "letter")
     pdf_in_export = None  # the PDF's path inside the export folder, when -o puts it there
     if export_dir is not None:
         inside = Path(os.path.relpath(os.path.realpath(output), os.path.realpath(export_dir)))
