@@ -66,6 +66,7 @@ from .glyphs import (
     draw_pattern,
     legend_height,
 )
+from .presets import COLORS, ORDERS
 from .titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
 
 MM = 72.0 / 25.4
@@ -80,8 +81,6 @@ CARD_SIZES_MM: dict[str, tuple[float, float]] = {
 MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None,
                                                 "mpc": (3, 3)}
 LAYOUTS = ("duplex", "gutterfold", "fronts")
-ORDERS = ("front-back", "back-front")
-COLORS = ("rgb", "cmyk")
 
 EDGE_KEEP_MM = 5.0  # nothing is printed nearer the paper's edge: home printers clip 3-5 mm
 GUTTER_MM = 4.0  # gutterfold without bleed: fold line to the nearest cut
@@ -244,18 +243,6 @@ def card_faces(spec: Spec) -> tuple[tuple[Face, Face], ...]:
         pairs.append((Face(f"card-{c.id}-mission", "mission", c.mission.title, card=c),
                       Face(f"card-{c.id}-movement", "movement", c.mission.title, card=c)))
     return tuple(pairs)
-
-
-def grid_shape(avail_w: float, avail_h: float, slot_w: float, slot_h: float,
-               cap: tuple[int, int] | None) -> tuple[int, int]:
-    """(cols, rows) of slots that fit in the available space, at most ``cap``."""
-    cols = int((avail_w + 1e-6) // slot_w)
-    rows = int((avail_h + 1e-6) // slot_h)
-    if cap is not None:
-        cols, rows = min(cols, cap[0]), min(rows, cap[1])
-    if cols < 1 or rows < 1:
-        raise ValueError("the card with its bleed does not fit on the page; use less bleed")
-    return cols, rows
 
 
 @dataclass(frozen=True)

@@ -119,10 +119,6 @@ class PrintFiles:
     files: dict[str, bytes] = field(default_factory=dict)
     tts_sheets: list[dict[str, Any]] = field(default_factory=list)
 
-    @property
-    def is_folder(self) -> bool:
-        return self.pdf is None
-
 
 def render_print(spec: Spec, job: PrintJob) -> PrintFiles:
     """Every file of the job, deterministic for the same spec and job."""
