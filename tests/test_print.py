@@ -445,3 +445,23 @@ def test_preflight_catches_rgb_in_a_cmyk_file() -> None:
     assert run_preflight(printed("drivethrucards")).ok
     sheets = render_print(standard(), resolve_job("home-a4", color="cmyk"))
     assert run_preflight(sheets).ok
+
+
+def test_pngs_are_identical_across_processes() -> None:
+    import hashlib
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import hashlib
+        from rove.pdf.printing import render_print, resolve_job
+        from rove.spec import load_spec
+        files = render_print(load_spec("standard"), resolve_job("tts")).files
+        print(hashlib.sha256(b"".join(files[k] for k in sorted(files))).hexdigest())
+    """)
+    env = {**os.environ, "PYTHONHASHSEED": "4321"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    files = printed("tts").files
+    assert out.stdout.strip() == hashlib.sha256(b"".join(files[k] for k in sorted(files))).hexdigest()
