@@ -390,42 +390,193 @@ class CardSize(str, Enum):
     poker = "poker"
     bridge = "bridge"
     mini = "mini"
+    mpc = "mpc"
+
+
+class ColorModel(str, Enum):
+    rgb = "rgb"
+    cmyk = "cmyk"
+
+
+def _parse_offset(text: str) -> tuple[float, float]:
+    """``X,Y`` in millimetres (``--back-offset 0.5,-1``)."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        x, y = (float(v) for v in parts)
+    except ValueError:
+        raise fail_input(f"cards: --back-offset {text!r}: give X,Y in millimetres, e.g. "
+                         "--back-offset 0.5,-1") from None
+    if not (abs(x) <= 10 and abs(y) <= 10):
+        raise fail_input(f"cards: --back-offset {text!r}: each of X and Y must be within "
+                         "-10..10 mm; print rove cards --calibration to read the offset")
+    return x, y
+
+
+def _list_presets(as_json: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .pdf.presets import preset_rows
+
+    rows = preset_rows()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="rove cards --preset NAME (options given on the command line win)")
+    for col in ("name", "output", "card", "bleed mm", "safe mm", "dpi", "order", "colour", "stamp"):
+        table.add_column(col, no_wrap=col in ("name", "order"))
+    for r in rows:
+        output = f"sheets {r['paper']} {r['layout']}" if r["shape"] == "sheets" else str(r["shape"])
+        table.add_row(str(r["name"]), output, str(r["card"]), f"{r['bleed_mm']:g}", f"{r['safe_mm']:g}",
+                      str(r["dpi"]), str(r["order"]), str(r["color"]), "yes" if r["stamp"] else "no")
+    console = Console()
+    console.print(table)
+    for r in rows:
+        console.print(f"[bold]{r['name']}[/bold]: {r['summary']}", highlight=False)
+
+
+def _write_calibration(output: Path, paper: str, offset: tuple[float, float]) -> None:
+    from .pdf.calibration import render_calibration_pdf
+
+    check_output(output, "-o")
+    write_output(output, render_calibration_pdf(paper, offset))
+    typer.echo(f"wrote {output}: print it double-sided (flip on long edge) at actual size, "
+               "then read X and Y off the back")
 
 
 @app.command()
 @handles_input_errors
 def cards(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
-    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/cards.pdf"),
-    paper: Annotated[Paper, typer.Option(help="Paper size.")] = Paper.a4,
-    layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: fronts and "
-                                                    "backs side by side; fronts: no backs.")] = CardLayout.duplex,
-    bleed: Annotated[float, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = 0.0,
-    card: Annotated[CardSize, typer.Option(help="Card size.")] = CardSize.poker,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Where to write: a PDF, or a folder "
+                                                "for the png and tts presets (default output/cards.pdf, "
+                                                "output/cards-PRESET.pdf or output/cards-PRESET/).")] = None,
+    preset: Annotated[str | None, typer.Option(help="Print destination: home-a4 (default), home-letter, "
+                                                    "drivethrucards, thegamecrafter, makeplayingcards, "
+                                                    "tts; see --list-presets.")] = None,
+    list_presets: Annotated[bool, typer.Option("--list-presets", help="Print what every preset sets, "
+                                                                      "then stop.")] = False,
+    calibration: Annotated[bool, typer.Option("--calibration", help="Write the one-sheet duplex test "
+                                                                    "(default output/calibration.pdf) "
+                                                                    "to read --back-offset from.")
+                           ] = False,
+    paper: Annotated[Paper | None, typer.Option(help="Paper size of home sheets.")] = None,
+    layout: Annotated[CardLayout | None, typer.Option(help="Home sheets: duplex: backs on the next page; "
+                                                           "gutterfold: fronts and backs side by side; "
+                                                           "fronts: no backs.")] = None,
+    bleed: Annotated[float | None, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = None,
+    card: Annotated[CardSize | None, typer.Option(help="Card size (mpc: 63 x 88 mm).")] = None,
+    safe: Annotated[float | None, typer.Option(help="Safe zone in mm inside the cut, for the preflight.",
+                                               min=0, max=20)] = None,
+    dpi: Annotated[int | None, typer.Option(help="Resolution of PNG output and previews (tagged in "
+                                                 "the files).", min=36, max=1200)] = None,
+    color: Annotated[ColorModel | None, typer.Option(help="Colour model of the PDF: rgb or cmyk.")] = None,
+    back_offset: Annotated[str | None, typer.Option(help="X,Y in mm: shift duplex back pages to line up "
+                                                         "with the fronts (read it off --calibration).")
+                           ] = None,
+    stamp: Annotated[bool | None, typer.Option("--stamp/--no-stamp", help="Deck name and spec hash small "
+                                                                        "on every face, to tell playtest "
+                                                                        "printouts apart (default: on for "
+                                                                        "home presets, off for services).")
+                     ] = None,
+    stamp_date: Annotated[str | None, typer.Option(help="A date (or any short text) added to the stamp; "
+                                                        "implies --stamp.")] = None,
+    preflight: Annotated[bool, typer.Option("--preflight", help="Check the files against the preset's "
+                                                                "rules before writing (always done "
+                                                                "for service presets); exit 1 on a "
+                                                                "failure.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the preflight (or --list-presets) as "
+                                                         "JSON.")] = False,
     png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,
 ) -> None:
-    """Print-and-play PDF of every card of a spec, both sides."""
-    from .pdf.cards import CardOptions, render_cards_pdf
-    from .spec import load_spec
+    """Print files of every card of a spec, both sides: home sheets or a print service's files."""
+    if list_presets:
+        _list_presets(as_json)
+        return
+    from .pdf.presets import PRESETS
 
+    name = preset or "home-a4"
+    if name not in PRESETS:
+        raise fail_input(f"cards: unknown preset {name!r}; use one of {', '.join(PRESETS)} "
+                         "(rove cards --list-presets shows what each sets)")
+    shape = PRESETS[name].shape
+    offset = _parse_offset(back_offset) if back_offset is not None else None
+    if calibration:
+        if shape != "sheets":
+            raise fail_input(f"cards: --calibration is for printing at home; preset {name} is "
+                             "for a print service (use --preset home-a4 or home-letter)")
+        _write_calibration(output or Path("output/calibration.pdf"),
+                           paper.value if paper else PRESETS[name].paper, offset or (0.0, 0.0))
+        return
+    if output is None:
+        output = (Path("output/cards.pdf") if preset is None else
+                  Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
+                  Path(f"output/cards-{name}"))
+    folder = shape in ("png", "tts")
     inputs = [spec_input(spec)]
-    check_output(output, "-o", inputs=inputs)
+    check_output(output, "-o", folder=folder, inputs=inputs)
     if png_dir is not None:
         check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
+    from .pdf.printing import render_print, resolve_job
+    from .spec import load_spec
+
     sp = load_spec(spec)
-    opts = CardOptions(paper=paper.value, layout=layout.value, bleed_mm=bleed, card=card.value)
-    data = render_cards_pdf(sp, opts)
-    with Outputs() as out:  # the PDF and the PNGs are put into place together at the end
-        out.file(output, data)
+    try:
+        job = resolve_job(name, paper=paper.value if paper else None, layout=layout.value if layout else None,
+                          bleed_mm=bleed, card=card.value if card else None, safe_mm=safe, dpi=dpi,
+                          color=color.value if color else None, back_offset_mm=offset,
+                          stamp=stamp, stamp_date=stamp_date)
+        files = render_print(sp, job)
+    except ValueError as exc:
+        raise fail_input(f"cards: {exc}") from None
+    if preflight or as_json or job.preset.service:
+        from .pdf.preflight import preflight_lines, run_preflight
+
+        result = run_preflight(files)
+        if as_json:
+            typer.echo(json.dumps(result.to_json(), indent=2))
+        else:
+            for line in preflight_lines(result):
+                typer.echo(line)
+        if not result.ok:
+            raise typer.Exit(EXIT_FAIL)
+    if files.pdf is None and output.is_dir():
+        # a card left over from an earlier deck would be uploaded with this one
+        stale = sorted(f.name for f in output.iterdir()
+                       if f.suffix.lower() in (".png", ".json") and f.name not in files.files)
+        if stale:
+            shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+            raise fail_input(f"{output}: -o holds files this deck does not have ({shown}), from an "
+                             "earlier run; give a new or empty folder, or remove them (nothing was "
+                             "written)")
+    with Outputs() as out:  # every file is put into place together at the end
+        if files.pdf is not None:
+            out.file(output, files.pdf)
+        else:
+            staging = out.folder(output)
+            for fname, data in files.files.items():
+                (staging / fname).write_bytes(data)
         written = []
         if png_dir is not None:
             from .pdf.cards import write_card_pngs
 
-            written = write_card_pngs(sp, opts, out.folder(png_dir))
+            written = write_card_pngs(sp, job.opts, out.folder(png_dir))
         out.commit()
-    typer.echo(f"wrote {output}")
+    done = say if as_json else typer.echo
+    if job.shape == "sheets":
+        from .pdf.cards import cards_per_page, plan_pages
+
+        pages = len(plan_pages(sp, job.opts))
+        done(f"wrote {output}: {plural(pages, 'page')}, {cards_per_page(sp, job.opts)} cards a "
+             f"{'page' if job.opts.layout == 'gutterfold' else 'sheet'}")
+    elif files.pdf is not None:
+        done(f"wrote {output}")
+    else:
+        done(f"wrote {len(files.files)} files to {output}")
     if png_dir is not None:
-        typer.echo(f"wrote {len(written)} PNG previews to {png_dir}")
+        done(f"wrote {len(written)} PNG previews to {png_dir}")
 
 
 # --------------------------------------------------------------------------- book
@@ -474,6 +625,10 @@ def book(
                                             "margins leave room for binding.")] = "a5",
     title: Annotated[str, typer.Option(help="The cover's title.")] = "ROVE",
     subtitle: Annotated[str, typer.Option(help="The line under the title.")] = "Verified Puzzles",
+    imposition: Annotated[str, typer.Option(help="none, or booklet: pages two a side on A4 (A5 and A4 "
+                                                 "pages) or Letter (Letter and 6x9 pages) in "
+                                                 "saddle-stitch order, to print double-sided, fold "
+                                                 "and staple.")] = "none",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
     output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
@@ -512,6 +667,8 @@ def book(
     for name, text in (("--title", title), ("--subtitle", subtitle)):
         if len(text) > 80 or not text.isprintable():
             raise fail_input(f"book: {name} must be printable text of at most 80 characters")
+    if imposition not in ("none", "booklet"):
+        raise fail_input(f"book: --imposition is {imposition!r}; use none or booklet")
     inputs = [spec_input(spec)]
     check_output(output, "-o", inputs=inputs)
     replace_export = False
@@ -542,6 +699,10 @@ def book(
         typer.echo(f"book: internal check failed: {exc}; nothing written (a bug in rove, "
                    "please report it)", err=True)
         raise typer.Exit(EXIT_FAIL) from None
+    if imposition == "booklet":
+        from .pdf.impose import impose_booklet
+
+        data = impose_booklet(data, "a4" if paper in ("a5", "a4") else "letter")
     pdf_in_export = None  # the PDF's path inside the export folder, when -o puts it there
     if export_dir is not None:
         inside = Path(os.path.relpath(os.path.realpath(output), os.path.realpath(export_dir)))

@@ -23,13 +23,19 @@ Layouts
 
 Geometry
 --------
+Nothing is printed closer than 5 mm to the paper's edge, which home printers clip.
 Nine poker or bridge cards a page (3x3), centred, at the default 0 mm bleed on A4 and Letter;
 mini cards fill as many as fit (4x4 on both). A bleed of *b* mm widens every card's printed
-area by *b* on each side, so neighbouring cards sit 2*b* apart; when 3x3 then no longer fits
-within a 4 mm page margin the grid drops a column or row (poker with 3 mm bleed: 2x3 on A4,
-2x2 on Letter).
+area by *b* on each side, so neighbouring cards sit 2*b* apart -- unless that loses cards: then
+neighbours *share* their bleed (they butt together on one cut line, each one's art the
+other's bleed, as print shops gang cards) and only the grid's outer edges and empty slots get
+bleed; with bleed the margins also keep room for crop marks of at least 2 mm (poker with 3 mm
+bleed: 2x3 on A4 and 3x2 on Letter, shared). On a gutterfold page the cut nearest the fold
+stays 4 mm from it; with bleed the art runs on to the fold (the gutter is the bleed, at
+least 2 mm), so front and back art meet there.
 Crop marks sit in the page margins, on the extension of every trim line (never on the bleed
-edge), on every page; with no bleed each card also gets a hairline cut outline. A short
+edge), on every page, and end 5 mm from the paper's edge; a margin too narrow for a mark of
+1.5 mm has none (only without bleed, where each card also gets a hairline cut outline). A short
 registration note with the printer settings goes in a margin of the first page.
 
 All drawing is vector, in an embedded open font (Bitstream Vera); the output is byte-for-byte
@@ -44,8 +50,9 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from reportlab.lib.colors import Color, white
+from reportlab.lib.colors import CMYKColor, Color, toColor, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..spec import Card, Module, Spec
@@ -59,6 +66,7 @@ from .glyphs import (
     draw_pattern,
     legend_height,
 )
+from .presets import COLORS, ORDERS
 from .titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
 
 MM = 72.0 / 25.4
@@ -67,16 +75,20 @@ CARD_SIZES_MM: dict[str, tuple[float, float]] = {
     "poker": (63.5, 88.9),
     "bridge": (57.15, 88.9),
     "mini": (44.45, 63.5),
+    "mpc": (63.0, 88.0),  # the metric poker size MakePlayingCards-style services print
 }
 #: Grid cap per card size; mini cards take as many as fit.
-MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None}
+MAX_GRID: dict[str, tuple[int, int] | None] = {"poker": (3, 3), "bridge": (3, 3), "mini": None,
+                                                "mpc": (3, 3)}
 LAYOUTS = ("duplex", "gutterfold", "fronts")
 
-MIN_MARGIN_MM = 4.0  # page edge to the nearest card (bleed) edge: room for the crop marks
-GUTTER_MM = 4.0  # gutterfold: fold line to the nearest card (bleed) edge
+EDGE_KEEP_MM = 5.0  # nothing is printed nearer the paper's edge: home printers clip 3-5 mm
+GUTTER_MM = 4.0  # gutterfold without bleed: fold line to the nearest cut
 CROP_GAP_MM = 1.0  # card area to the start of a crop mark
 CROP_LEN_MM = 5.0
-PRINT_SAFE_MM = 3.0  # the registration note keeps this far from the paper edge
+MIN_MARK_MM = 1.5  # a shorter mark is left out (only without bleed: the cut outline remains)
+BLEED_MARK_MM = 2.0  # with bleed the margins keep room for marks at least this long
+PRINT_SAFE_MM = EDGE_KEEP_MM  # the registration note and fold line keep this far from the edge
 
 # Cards are drawn in units where the card is DESIGN_W (180) wide: a poker card in points.
 # Titles and module names are fitted to their boxes by rove.pdf.titles, whose check spec
@@ -108,12 +120,25 @@ ABILITY_TEXT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class CardOptions:
-    """What ``rove cards`` was asked for; the CLI's enums already reject unknown values."""
+    """What ``rove cards`` was asked for; the CLI's enums already reject unknown values.
+
+    ``safe_mm`` (inward from the trim) is where the preflight wants text and symbols;
+    ``dpi`` the resolution of PNG output; ``order`` whether each card's front or back page
+    comes first in a one-card-a-page PDF; ``color`` the colour model written;
+    ``back_offset_mm`` (x, y) shifts everything on duplex back pages, to make up for a
+    printer that does not print the two sides in register; ``stamp`` a small line of text
+    printed on every face (None: no stamp)."""
 
     paper: str = "a4"
     layout: str = "duplex"
     bleed_mm: float = 0.0
     card: str = "poker"
+    safe_mm: float = 3.0
+    dpi: int = 150
+    order: str = "front-back"
+    color: str = "rgb"
+    back_offset_mm: tuple[float, float] = (0.0, 0.0)
+    stamp: str | None = None
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS_PT:
@@ -124,6 +149,16 @@ class CardOptions:
             raise ValueError(f"unknown card size {self.card!r}; use one of {', '.join(CARD_SIZES_MM)}")
         if not 0 <= self.bleed_mm <= 10:
             raise ValueError(f"bleed {self.bleed_mm} mm is outside 0..10 mm")
+        if not 0 <= self.safe_mm <= 20:
+            raise ValueError(f"safe zone {self.safe_mm} mm is outside 0..20 mm")
+        if not 36 <= self.dpi <= 1200:
+            raise ValueError(f"resolution {self.dpi} dpi is outside 36..1200 dpi")
+        if self.order not in ORDERS:
+            raise ValueError(f"unknown page order {self.order!r}; use one of {', '.join(ORDERS)}")
+        if self.color not in COLORS:
+            raise ValueError(f"unknown colour model {self.color!r}; use one of {', '.join(COLORS)}")
+        if any(abs(v) > 10 for v in self.back_offset_mm):
+            raise ValueError(f"back offset {self.back_offset_mm} mm is more than 10 mm")
 
 
 @dataclass(frozen=True)
@@ -210,16 +245,70 @@ def card_faces(spec: Spec) -> tuple[tuple[Face, Face], ...]:
     return tuple(pairs)
 
 
-def grid_shape(avail_w: float, avail_h: float, slot_w: float, slot_h: float,
-               cap: tuple[int, int] | None) -> tuple[int, int]:
-    """(cols, rows) of slots that fit in the available space, at most ``cap``."""
-    cols = int((avail_w + 1e-6) // slot_w)
-    rows = int((avail_h + 1e-6) // slot_h)
-    if cap is not None:
-        cols, rows = min(cols, cap[0]), min(rows, cap[1])
-    if cols < 1 or rows < 1:
+@dataclass(frozen=True)
+class _Grid:
+    """Cards in a grid: ``pitch`` from one card's trim to the next (the card, plus 2b when
+    every card has its own bleed, nothing more when neighbours share it)."""
+
+    cols: int
+    rows: int
+    shared: bool
+    pitch_x: float
+    pitch_y: float
+
+
+def _fit_grid(avail_w: float, avail_h: float, w: float, h: float, b: float,
+              cap: tuple[int, int] | None, fold_side: bool = False) -> _Grid:
+    """The grid that holds the most cards: own bleed, or shared when that holds more.
+
+    ``avail_w`` spans from the outer bleed edge to the far trim (``fold_side``: the bleed
+    beyond the last column lives in the gutter) or to the far bleed edge."""
+    best: _Grid | None = None
+    for shared in (False, True):
+        px, py = (w, h) if shared else (w + 2 * b, h + 2 * b)
+        extra_w = b if fold_side else 2 * b
+        cols = int((avail_w - extra_w - w + 1e-6) // px) + 1
+        rows = int((avail_h - 2 * b - h + 1e-6) // py) + 1
+        if cap is not None:
+            cols, rows = min(cols, cap[0]), min(rows, cap[1])
+        if cols < 1 or rows < 1:
+            continue
+        if best is None or cols * rows > best.cols * best.rows:
+            best = _Grid(cols, rows, shared, px, py)
+    if best is None:
         raise ValueError("the card with its bleed does not fit on the page; use less bleed")
-    return cols, rows
+    return best
+
+
+def _margin(opts: CardOptions) -> float:
+    """Page edge to the grid's outer (bleed) edge: 5 mm, plus room for crop marks with bleed."""
+    extra = CROP_GAP_MM + BLEED_MARK_MM if opts.bleed_mm > 0 else 0.0
+    return (EDGE_KEEP_MM + extra) * MM
+
+
+def _bleed_rect(trim: Rect, b: float, shared: bool, open_sides: tuple[bool, bool, bool, bool]) -> Rect:
+    """The art's extent: the trim grown by the bleed, with shared bleed only on the ``open``
+    sides (left, bottom, right, top: the grid's edge or an empty slot)."""
+    if not shared:
+        return trim.grown(b)
+    left, bottom, right, top = (b if o else 0.0 for o in open_sides)
+    return Rect(trim.x - left, trim.y - bottom, trim.w + left + right, trim.h + bottom + top)
+
+
+def _open_sides(i: int, n: int, cols: int, rows: int) -> tuple[bool, bool, bool, bool]:
+    """Which sides of slot ``i`` (of ``n`` filled, row by row) face no card."""
+    r, c = divmod(i, cols)
+
+    def filled(rr: int, cc: int) -> bool:
+        return 0 <= rr < rows and 0 <= cc < cols and rr * cols + cc < n
+
+    return (not filled(r, c - 1), not filled(r + 1, c), not filled(r, c + 1), not filled(r - 1, c))
+
+
+def cards_per_page(spec: Spec, opts: CardOptions) -> int:
+    """How many cards (front and back counted once) one page or sheet holds."""
+    page = plan_pages(spec, opts)[0]
+    return page.rows * page.cols // (2 if page.role == "fold" else 1)
 
 
 def plan_pages(spec: Spec, opts: CardOptions) -> tuple[SheetPage, ...]:
@@ -243,13 +332,14 @@ def _plan_grid(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[S
     pw, ph = PAPERS_PT[opts.paper]
     w, h = card_size_pt(opts.card)
     b = opts.bleed_mm * MM
-    sw, sh = w + 2 * b, h + 2 * b
-    margin = MIN_MARGIN_MM * MM
-    cols, rows = grid_shape(pw - 2 * margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
-    area = Rect((pw - cols * sw) / 2, (ph - rows * sh) / 2, cols * sw, rows * sh)
+    margin = _margin(opts)
+    g = _fit_grid(pw - 2 * margin, ph - 2 * margin, w, h, b, MAX_GRID[opts.card])
+    cols, rows = g.cols, g.rows
+    gw, gh = 2 * b + (cols - 1) * g.pitch_x + w, 2 * b + (rows - 1) * g.pitch_y + h
+    area = Rect((pw - gw) / 2, (ph - gh) / 2, gw, gh)
 
     def trim(r: int, c: int) -> Rect:
-        return Rect(area.x + c * sw + b, area.top - (r + 1) * sh + b, w, h)
+        return Rect(area.x + b + c * g.pitch_x, area.top - b - h - r * g.pitch_y, w, h)
 
     xs = _edges([trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)])
     ys = _edges([trim(r, 0).y for r in range(rows)] + [trim(r, 0).top for r in range(rows)])
@@ -260,9 +350,11 @@ def _plan_grid(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> tuple[S
         fronts, backs = [], []
         for i, (front, back) in enumerate(chunk):
             r, c = divmod(i, cols)
-            fronts.append(Placement(front, r, c, trim(r, c), trim(r, c).grown(b)))
+            opened = _open_sides(i, len(chunk), cols, rows)
+            fronts.append(Placement(front, r, c, trim(r, c), _bleed_rect(trim(r, c), b, g.shared, opened)))
             bc = cols - 1 - c
-            backs.append(Placement(back, r, bc, trim(r, bc), trim(r, bc).grown(b)))
+            mirrored = (opened[2], opened[1], opened[0], opened[3])  # left and right swap
+            backs.append(Placement(back, r, bc, trim(r, bc), _bleed_rect(trim(r, bc), b, g.shared, mirrored)))
         roles = [("front", fronts)] + ([("back", backs)] if opts.layout == "duplex" else [])
         for role, placed in roles:
             pages.append(SheetPage(len(pages) + 1, pw, ph, role, rows, cols, tuple(placed),
@@ -275,16 +367,23 @@ def _plan_gutterfold(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> t
     pw, ph = long_, short  # landscape
     w, h = card_size_pt(opts.card)
     b = opts.bleed_mm * MM
-    sw, sh = w + 2 * b, h + 2 * b
-    margin, gutter = MIN_MARGIN_MM * MM, GUTTER_MM * MM
+    margin = _margin(opts)
+    # Fold line to the nearest cut: 4 mm of white without bleed (a fold a little off stays
+    # out of the cards); with bleed the art runs on to the fold, so the gutter is the bleed
+    # itself (at least 2 mm), which lets 2 mm bleed keep 2x2 poker cards a half on Letter.
+    gutter = GUTTER_MM * MM if b == 0 else max(b, 2.0 * MM)
     fold = pw / 2
-    cols, rows = grid_shape(fold - gutter - margin, ph - 2 * margin, sw, sh, MAX_GRID[opts.card])
-    top = (ph + rows * sh) / 2
-    left = fold - gutter - cols * sw
-    area = Rect(left, top - rows * sh, 2 * (fold - left), rows * sh)
+    g = _fit_grid(fold - gutter - margin, ph - 2 * margin, w, h, b, MAX_GRID[opts.card], fold_side=True)
+    cols, rows = g.cols, g.rows
+    gh = 2 * b + (rows - 1) * g.pitch_y + h
+    top = (ph + gh) / 2
+    last_right = fold - gutter  # the trim of the column nearest the fold ends here
+    first_x = last_right - w - (cols - 1) * g.pitch_x
+    left = first_x - b
+    area = Rect(left, top - gh, 2 * (fold - left), gh)
 
     def trim(r: int, c: int) -> Rect:
-        return Rect(left + c * sw + b, top - (r + 1) * sh + b, w, h)
+        return Rect(first_x + c * g.pitch_x, top - b - h - r * g.pitch_y, w, h)
 
     xs_left = [trim(0, c).x for c in range(cols)] + [trim(0, c).right for c in range(cols)]
     xs = _edges(xs_left + [2 * fold - x for x in xs_left])
@@ -292,14 +391,15 @@ def _plan_gutterfold(pairs: Sequence[tuple[Face, Face]], opts: CardOptions) -> t
     per_page = cols * rows
     pages: list[SheetPage] = []
     for start in range(0, len(pairs), per_page):
+        chunk = pairs[start:start + per_page]
         placed: list[Placement] = []
-        for i, (front, back) in enumerate(pairs[start:start + per_page]):
+        for i, (front, back) in enumerate(chunk):
             r, c = divmod(i, cols)
             t = trim(r, c)
-            placed.append(Placement(front, r, c, t, t.grown(b)))
+            bl = _bleed_rect(t, b, g.shared, _open_sides(i, len(chunk), cols, rows))
+            placed.append(Placement(front, r, c, t, bl))
             # Right half: column 0 is the one nearest the fold, so a back's column mirrors its front's.
-            mt = t.mirrored(fold)
-            placed.append(Placement(back, r, cols + (cols - 1 - c), mt, mt.grown(b)))
+            placed.append(Placement(back, r, cols + (cols - 1 - c), t.mirrored(fold), bl.mirrored(fold)))
         pages.append(SheetPage(len(pages) + 1, pw, ph, "fold", rows, 2 * cols, tuple(placed),
                                area, xs, ys, fold_x=fold))
     return tuple(pages)
@@ -326,24 +426,37 @@ def registration_note(opts: CardOptions) -> str:
     return text
 
 
+def crop_mark_lengths(page: SheetPage) -> tuple[float, float]:
+    """Mark lengths in pt above/below the grid and left/right of it: up to 5 mm, ending
+    5 mm from the paper's edge; 0 where a mark of 1.5 mm does not fit (no marks there)."""
+    a = page.area
+
+    def length(space: float) -> float:
+        room = min(CROP_LEN_MM * MM, space - (CROP_GAP_MM + EDGE_KEEP_MM) * MM)
+        return room if room >= MIN_MARK_MM * MM - 1e-6 else 0.0
+
+    return (length(min(a.y, page.height - a.top)), length(min(a.x, page.width - a.right)))
+
+
 def crop_mark_length(page: SheetPage) -> float:
-    """Mark length in pt: up to 5 mm, shorter where the margin is narrow."""
-    margin = min(page.area.x, page.area.y, page.width - page.area.right,
-                 page.height - page.area.top)
-    return max(1.0 * MM, min(CROP_LEN_MM * MM, margin - CROP_GAP_MM * MM - 0.5 * MM))
+    """The longest mark on the page, in pt (how far the marks reach into the margins)."""
+    return max(crop_mark_lengths(page))
 
 
 def crop_mark_segments(page: SheetPage) -> list[tuple[float, float, float, float]]:
     """(x1, y1, x2, y2) of every crop mark: trim lines extended into the four margins."""
-    gap, length = CROP_GAP_MM * MM, crop_mark_length(page)
+    gap = CROP_GAP_MM * MM
+    vertical, horizontal = crop_mark_lengths(page)
     a = page.area
     segs = []
-    for x in page.crop_xs:
-        segs.append((x, a.top + gap, x, a.top + gap + length))
-        segs.append((x, a.y - gap, x, a.y - gap - length))
-    for y in page.crop_ys:
-        segs.append((a.x - gap, y, a.x - gap - length, y))
-        segs.append((a.right + gap, y, a.right + gap + length, y))
+    if vertical:
+        for x in page.crop_xs:
+            segs.append((x, a.top + gap, x, a.top + gap + vertical))
+            segs.append((x, a.y - gap, x, a.y - gap - vertical))
+    if horizontal:
+        for y in page.crop_ys:
+            segs.append((a.x - gap, y, a.x - gap - horizontal, y))
+            segs.append((a.right + gap, y, a.right + gap + horizontal, y))
     return segs
 
 
@@ -408,17 +521,27 @@ def _note_boxes(page: SheetPage) -> list[_NoteBox]:
     return [bx for bx in boxes if bx.rect.w > 0 and bx.rect.h > 0]
 
 
-def _draw_note(c: Canvas, page: SheetPage, text: str) -> None:
-    """The registration note in the margin box where it fits at the largest size."""
+def short_registration_note(opts: CardOptions) -> str:
+    """What must be said when the margins have no room for the whole note."""
+    w, h = CARD_SIZES_MM[opts.card]
+    return f"Print at 100% scale, no 'fit to page'. A card measures {w:g} × {h:g} mm."
+
+
+def _draw_note(c: Canvas, page: SheetPage, texts: Sequence[str]) -> None:
+    """The first of ``texts`` that fits a margin box, in the box where it fits at the
+    largest size (margins kept 5 mm from the edge can be too narrow for the whole note)."""
     best: tuple[float, _NoteBox, list[str]] | None = None
     leading = 1.2
-    for bx in _note_boxes(page):
-        along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
-        size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
-        fits = len(lines) * size * leading <= across + 1e-6 and all(
-            text_width(line, FONT, size) <= along + 1e-6 for line in lines)
-        if fits and (best is None or size > best[0]):
-            best = (size, bx, lines)
+    for text in texts:
+        for bx in _note_boxes(page):
+            along, across = (bx.rect.h, bx.rect.w) if bx.vertical else (bx.rect.w, bx.rect.h)
+            size, lines = fit_lines(text, FONT, along, across, 6.5, 4.5, leading, max_lines=4)
+            fits = len(lines) * size * leading <= across + 1e-6 and all(
+                text_width(line, FONT, size) <= along + 1e-6 for line in lines)
+            if fits and (best is None or size > best[0]):
+                best = (size, bx, lines)
+        if best is not None:
+            break
     if best is None:
         return
     size, bx, lines = best
@@ -465,13 +588,17 @@ def _mark_face(c: Canvas, key: str) -> None:
     c.restoreState()
 
 
-def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str]) -> None:
-    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it."""
+def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, str],
+              stamp: str | None = None, art: Rect | None = None) -> None:
+    """One card face with its trim at ``trim`` (pt) and art ``bleed`` pt beyond it, clipped
+    to ``art`` (default: the trim grown by the bleed; less where neighbours share bleed), and
+    the ``stamp`` line (if any) small at the bottom, under every card's content."""
+    art = art or trim.grown(bleed)
     c.saveState()
     c.translate(trim.x, trim.y)
     _mark_face(c, face.key)
     clip = c.beginPath()
-    clip.rect(-bleed, -bleed, trim.w + 2 * bleed, trim.h + 2 * bleed)
+    clip.rect(art.x - trim.x, art.y - trim.y, art.w, art.h)
     c.clipPath(clip, stroke=0, fill=0)
     s = trim.w / DESIGN_W
     c.saveState()
@@ -479,12 +606,40 @@ def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, 
     box = _Box(DESIGN_W, trim.h / s, bleed / s)
     painter: Callable[[Canvas, _Box, Face, dict[str, str]], None] = _PAINTERS[face.side]
     painter(c, box, face, names)
+    if stamp:
+        _draw_stamp(c, box, stamp)
     c.restoreState()
     if bleed == 0:
         c.setStrokeColor(CUT_LINE)
         c.setLineWidth(0.3)
         c.rect(0, 0, trim.w, trim.h, stroke=1, fill=0)
     c.restoreState()
+
+
+STAMP_SIZE = 4.2  # design units: legible with a loupe, small enough for the 10-unit strip at the bottom
+STAMP_INK = Color(0.40, 0.40, 0.40)
+
+
+def _draw_stamp(c: Canvas, box: _Box, text: str) -> None:
+    """The playtest stamp, centred 3 units above the cut: every face keeps that strip free."""
+    size = STAMP_SIZE
+    while size > 2.5 and text_width(text, FONT, size) > box.W - 24:
+        size -= 0.2
+    c.setFillColor(STAMP_INK)
+    c.setFont(FONT, size)
+    c.drawCentredString(box.W / 2, 3.0, text)
+
+
+def _paint_hidden(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
+    """The card Tabletop Simulator shows for a card in a hidden zone: the deck's name."""
+    _background(c, box, MODULE_ACCENT)
+    c.setFillColor(white)
+    c.setFont(FONT_BOLD, 34)
+    c.drawCentredString(box.W / 2, box.H / 2 + 4, "ROVE")
+    size, lines = fit_lines(face.title, FONT, box.W - 40, 40, 10, 6, max_lines=2)
+    c.setFont(FONT, size)
+    for i, line in enumerate(lines):
+        c.drawCentredString(box.W / 2, box.H / 2 - 18 - i * size * 1.2, line)
 
 
 def _background(c: Canvas, box: _Box, color: Color) -> None:
@@ -529,14 +684,15 @@ def _paint_module(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> No
         tag_w = spent_tag_w(_bold)
         c.setStrokeColor(white)
         c.setLineWidth(1.2)
-        c.roundRect(W - 10 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)
+        c.roundRect(W - 11 - tag_w, H - 28, tag_w, 16, 8, stroke=1, fill=0)  # clear of the safe line
         c.setFont(FONT_BOLD, 9)
-        c.drawCentredString(W - 10 - tag_w / 2, H - 23.3, "SPENT")
+        c.drawCentredString(W - 11 - tag_w / 2, H - 23.3, "SPENT")
     else:
-        c.circle(W - 24, H - 20, 12, stroke=0, fill=1)
+        # 9 units below the top edge: inside a 1/8 in safe zone, which services ask for
+        c.circle(W - 24, H - 21, 12, stroke=0, fill=1)
         c.setFillColor(accent)
         c.setFont(FONT_BOLD, 15)
-        c.drawCentredString(W - 24, H - 25.4, m.code)
+        c.drawCentredString(W - 24, H - 26.4, m.code)
     size = module_name_fit(m.name, spent, _bold).size
     c.setFillColor(white)
     c.setFont(FONT_BOLD, size)
@@ -605,7 +761,8 @@ def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> fl
     _band(c, box, height, accent)
     c.setFillColor(white)
     c.saveState()  # character spacing is graphics state: keep it to this label
-    t = c.beginText(12, box.H - 14.5)
+    # baselines 15.3 below the top: the caps stay inside a 1/8 in (9 unit) safe zone
+    t = c.beginText(12, box.H - 15.3)
     t.setFont(FONT_BOLD, 8)
     t.setCharSpace(2.2)  # letter-spaced caps that still extract as one word
     t.textOut(label)
@@ -613,7 +770,7 @@ def _header(c: Canvas, box: _Box, label: str, card_id: str, accent: Color) -> fl
     c.restoreState()
     c.setFillColor(white)
     c.setFont(FONT, 7.5)
-    c.drawRightString(box.W - 12, box.H - 14.5, card_id)
+    c.drawRightString(box.W - 12, box.H - 15.3, card_id)
     return height
 
 
@@ -670,7 +827,7 @@ def _paint_movement(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> 
     c.rect(W - strip, -box.bleed, strip + box.bleed, top + box.bleed, stroke=0, fill=1)
     c.setStrokeColor(MOVEMENT_ACCENT)
     c.setLineWidth(0.6)
-    c.line(W - strip, 0, W - strip, top)
+    c.line(W - strip, -box.bleed, W - strip, top)  # into the bleed, like the strip it edges
     n = max(mv.bonus, 1)
     y_first, y_last = top - 14, 16.0
     step = min(22.0, (y_first - y_last) / (n - 1)) if n > 1 else 0.0
@@ -739,79 +896,207 @@ _PAINTERS: dict[str, Callable[[Canvas, _Box, Face, dict[str, str]], None]] = {
     "spent": _paint_module,
     "mission": _paint_mission,
     "movement": _paint_movement,
+    "hidden": _paint_hidden,
 }
 
 
 # --------------------------------------------------------------------------- output
 
 
-def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str) -> Canvas:
+def cmyk_of(color: Any) -> CMYKColor:
+    """The naive CMYK of an RGB colour: greys go on the black plate alone (no rich black
+    from a grey), other colours take the grey component as black (full under-colour removal)."""
+    col = toColor(color)
+    if isinstance(col, CMYKColor):
+        return col
+    r, g, b = col.red, col.green, col.blue
+    k = 1 - max(r, g, b)
+    if k >= 1 - 1e-9:
+        return CMYKColor(0, 0, 0, 1)
+    cyan, magenta, yellow = (round((1 - v - k) / (1 - k), 4) for v in (r, g, b))
+    return CMYKColor(cyan, magenta, yellow, round(k, 4))
+
+
+class CmykCanvas(Canvas):
+    """A canvas that writes every fill and stroke colour as CMYK (for print services that
+    ask for it); ReportLab's own check refuses any RGB colour that would still slip through."""
+
+    def setFillColor(self, aColor: Any, alpha: Any = None) -> None:  # noqa: N802 (ReportLab's name)
+        super().setFillColor(cmyk_of(aColor), alpha)
+
+    def setStrokeColor(self, aColor: Any, alpha: Any = None) -> None:  # noqa: N802
+        super().setStrokeColor(cmyk_of(aColor), alpha)
+
+
+def new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], title: str, subject: str,
+               color: str = "rgb") -> Canvas:
+    """A deterministic canvas (ReportLab invariant mode, fixed metadata) in the colour model asked."""
     register_fonts()
-    c = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=FONT,
-               initialFontSize=8)
-    c.setTitle(f"{spec.name} - {what}")
+    cls = CmykCanvas if color == "cmyk" else Canvas
+    extra = {"enforceColorSpace": "cmyk"} if color == "cmyk" else {}
+    c = cls(buf, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=FONT,
+            initialFontSize=8, **extra)
+    c.setTitle(title)
     c.setAuthor("rove")
-    c.setSubject(f"ROVE card spec '{spec.name}'")
+    c.setSubject(subject)
     c.setCreator("rove cards")
     c.setKeywords("ROVE, print and play, cards")
     return c
 
 
+def _new_canvas(buf: io.BytesIO, pagesize: tuple[float, float], spec: Spec, what: str,
+                color: str = "rgb") -> Canvas:
+    return new_canvas(buf, pagesize, f"{spec.name} - {what}", f"ROVE card spec '{spec.name}'", color)
+
+
+def hull(rects: Sequence[Rect]) -> Rect:
+    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
+    x1, y1 = max(r.right for r in rects), max(r.top for r in rects)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def set_boxes(c: Canvas, trim: Rect, bleed: Rect) -> None:
+    """TrimBox and BleedBox of the page about to be drawn (they stay until set again)."""
+    c.setTrimBox((trim.x, trim.y, trim.right, trim.top))
+    c.setBleedBox((bleed.x, bleed.y, bleed.right, bleed.top))
+
+
+def _shifted(r: Rect, dx: float, dy: float) -> Rect:
+    return Rect(r.x + dx, r.y + dy, r.w, r.h)
+
+
 def render_cards_pdf(spec: Spec, opts: CardOptions) -> bytes:
-    """The whole print-and-play PDF, deterministic for a given spec and options."""
+    """The whole print-and-play PDF, deterministic for a given spec and options.
+
+    Every page carries a TrimBox around its cards' cut lines and a BleedBox around their
+    art, and the document asks viewers to print at actual size (no "fit to page")."""
     pages = plan_pages(spec, opts)
     names = {m.code: m.name for m in spec.modules}
     bleed = opts.bleed_mm * MM
     buf = io.BytesIO()
-    c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards")
-    note = registration_note(opts)
+    c = _new_canvas(buf, (pages[0].width, pages[0].height), spec, "print-and-play cards", opts.color)
+    c.setViewerPreference("PrintScaling", "None")
+    notes = (registration_note(opts), short_registration_note(opts))
     for page in pages:
+        dx, dy = (v * MM for v in opts.back_offset_mm) if page.role == "back" else (0.0, 0.0)
         c.setPageSize((page.width, page.height))
+        set_boxes(c, _shifted(hull([pl.trim for pl in page.placements]), dx, dy),
+                  _shifted(hull([pl.bleed for pl in page.placements]), dx, dy))
+        c.saveState()
+        c.translate(dx, dy)
         for pl in page.placements:
-            draw_face(c, pl.face, pl.trim, bleed, names)
+            draw_face(c, pl.face, pl.trim, bleed, names, opts.stamp, pl.bleed)
         _draw_crop_marks(c, page)
+        c.restoreState()
         if page.fold_x is not None:
             _draw_fold_line(c, page)
         if page.number == 1:
-            _draw_note(c, page, note)
+            _draw_note(c, page, notes)
         c.showPage()
     c.save()
     return buf.getvalue()
 
 
-def render_faces_pdf(spec: Spec, opts: CardOptions) -> tuple[bytes, list[Face]]:
-    """One face a page, each page the size of the card with its bleed (for previews)."""
+def ordered_faces(spec: Spec, order: str = "front-back") -> list[Face]:
+    """Every face, each card's two in the order asked (``back-front``: the back first)."""
+    return [f for front, back in card_faces(spec)
+            for f in ((back, front) if order == "back-front" else (front, back))]
+
+
+def hidden_face(spec: Spec) -> Face:
+    """The face Tabletop Simulator shows for hidden cards."""
+    return Face("hidden", "hidden", spec.name)
+
+
+def render_faces_pdf(spec: Spec, opts: CardOptions,
+                     faces: Sequence[Face] | None = None) -> tuple[bytes, list[Face]]:
+    """One face a page (every face in ``opts.order`` unless ``faces`` are given), each page
+    the card with its bleed, its TrimBox the cut line and its BleedBox the whole page:
+    the file a one-card-a-page print service takes, and what previews are rendered from."""
     w, h = card_size_pt(opts.card)
     bleed = opts.bleed_mm * MM
     names = {m.code: m.name for m in spec.modules}
-    faces = [f for pair in card_faces(spec) for f in pair]
+    faces = list(faces) if faces is not None else ordered_faces(spec, opts.order)
     buf = io.BytesIO()
-    c = _new_canvas(buf, (w + 2 * bleed, h + 2 * bleed), spec, "card previews")
+    c = _new_canvas(buf, (w + 2 * bleed, h + 2 * bleed), spec, "card faces", opts.color)
+    trim = Rect(bleed, bleed, w, h)
+    set_boxes(c, trim, trim.grown(bleed))
     for face in faces:
-        draw_face(c, face, Rect(bleed, bleed, w, h), bleed, names)
+        draw_face(c, face, trim, bleed, names, opts.stamp)
         c.showPage()
     c.save()
     return buf.getvalue(), faces
 
 
-def write_card_pngs(spec: Spec, opts: CardOptions, png_dir: Path, dpi: int = 150) -> list[Path]:
-    """A PNG of every card face (``module-brain-active.png``, ``card-c01-mission.png``, ...)."""
+def face_pixels(opts: CardOptions) -> tuple[int, int]:
+    """The exact pixel size of a face image: the card with its bleed at ``opts.dpi``."""
+    w, h = CARD_SIZES_MM[opts.card]
+    b = opts.bleed_mm
+    return round((w + 2 * b) / 25.4 * opts.dpi), round((h + 2 * b) / 25.4 * opts.dpi)
+
+
+def render_page_exact(page: Any, size: tuple[int, int]) -> Any:
+    """A PIL image of a pdfium page drawn onto exactly ``size`` pixels (white paper).
+
+    ``PdfPage.render`` rounds the bitmap size from one scale up, a pixel too wide at times
+    (63 + 6 mm at 300 dpi is 814.96 px); pdfium's own call stretches the page over a
+    bitmap of the size given, which is what a print service's pixel rule asks for."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    bitmap = pdfium.PdfBitmap.new_native(size[0], size[1], pdfium_c.FPDFBitmap_BGR)
+    bitmap.fill_rect((255, 255, 255, 255), 0, 0, size[0], size[1])
+    pdfium_c.FPDF_RenderPageBitmap(bitmap.raw, page.raw, 0, 0, size[0], size[1], 0,
+                                   pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_PRINTING)
+    image = bitmap.to_pil().convert("RGB")
+    bitmap.close()
+    return image
+
+
+def render_face_images(spec: Spec, opts: CardOptions, faces: Sequence[Face] | None = None) -> list[Any]:
+    """PIL images of the faces at ``opts.dpi``, each exactly ``face_pixels(opts)`` in size."""
     import pypdfium2 as pdfium  # heavy and only needed here
 
-    data, faces = render_faces_pdf(spec, opts)
-    png_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    data, faces = render_faces_pdf(spec, opts, faces)
+    size = face_pixels(opts)
+    images = []
     pdf = pdfium.PdfDocument(data)
     try:
-        for i, face in enumerate(faces):
+        for i in range(len(faces)):
             page = pdf[i]
             try:
-                image = page.render(scale=dpi / 72).to_pil()
+                images.append(render_page_exact(page, size))
             finally:
                 page.close()
-            path = png_dir / f"{face.key}.png"
-            image.save(path, format="PNG")
-            written.append(path)
     finally:
         pdf.close()
+    return images
+
+
+def png_bytes(image: Any, dpi: int) -> bytes:
+    """A PNG with its resolution tagged (pHYs), deterministic: Pillow writes no dates."""
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi), optimize=False)
+    return out.getvalue()
+
+
+def render_card_pngs(spec: Spec, opts: CardOptions) -> dict[str, bytes]:
+    """``KEY.png`` of every face (``module-brain-active.png``, ...), tagged at ``opts.dpi``."""
+    faces = ordered_faces(spec, opts.order)
+    images = render_face_images(spec, opts, faces)
+    return {f"{face.key}.png": png_bytes(im, opts.dpi) for face, im in zip(faces, images, strict=True)}
+
+
+def write_card_pngs(spec: Spec, opts: CardOptions, png_dir: Path, dpi: int | None = None) -> list[Path]:
+    """A PNG of every card face (``module-brain-active.png``, ``card-c01-mission.png``, ...)."""
+    from dataclasses import replace
+
+    if dpi is not None:
+        opts = replace(opts, dpi=dpi)
+    png_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, data in render_card_pngs(spec, opts).items():
+        path = png_dir / name
+        path.write_bytes(data)
+        written.append(path)
     return written
