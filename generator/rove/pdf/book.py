@@ -576,7 +576,8 @@ class BookWriter:
                             size=self.fs(8.5), leading=1.35) + 5 * k
         top -= pen.rich([(FONT_BOLD, "How to use it. "), (FONT,
                          "Each puzzle has a page of its own, with its grade, the layout on a "
-                         "ruled grid and a pointer to its worked solution at the back. Every "
+                         "ruled grid and pointers to its hints (three levels, each giving away "
+                         "a little more) and its worked solution at the back. Every "
                          "puzzle is also exported as a position file with its solution (rove "
                          "book --export-dir), so rove solve and rove replay can check it again.")],
                         self.margin, top, self.cw, size=self.fs(8.5), leading=1.35) + 5 * k
