@@ -90,7 +90,7 @@ class Coach:
     """The worker and its jobs for one session."""
 
     def __init__(self, session: Session, nodes: int = DEFAULT_NODES,
-                 expert_nodes: int = DEFAULT_EXPERT_NODES) -> None:
+                 expert_nodes: int = DEFAULT_EXPERT_NODES, autostart: bool = True) -> None:
         self.session = session
         self.nodes = nodes
         self.expert_nodes = expert_nodes
@@ -100,6 +100,9 @@ class Coach:
         self.ids = itertools.count(1)
         self.answers: dict[State, Answer] = {}
         self.closed = False
+        #: whether the first question starts the worker (tests start it themselves, to
+        #: see jobs while they are queued)
+        self.autostart = autostart
         self.thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ the page's side
@@ -124,13 +127,19 @@ class Coach:
                     break
                 del self.jobs[old]
             self.queue.append(job)
-            self._start()
-            self.cond.notify()
+            if self.autostart:
+                self.start()
+            self.cond.notify_all()
         return job
 
     def get(self, job_id: int) -> Job | None:
         with self.cond:
             return self.jobs.get(job_id)
+
+    def wait(self, job: Job, timeout: float | None = None) -> bool:
+        """Block until ``job`` is no longer queued or running; False if ``timeout`` ran out."""
+        with self.cond:
+            return self.cond.wait_for(lambda: job.status not in (QUEUED, RUNNING), timeout)
 
     def changed(self) -> None:
         """The game moved: every job about another version is stale."""
@@ -142,7 +151,7 @@ class Coach:
             self.closed = True
             for job in self.queue:
                 job.cancel.set()
-            self.cond.notify()
+            self.cond.notify_all()
 
     def _drop_stale(self, version: int) -> None:
         for job in self.jobs.values():
@@ -151,8 +160,10 @@ class Coach:
                 job.status = CANCELLED
                 job.finished = time.monotonic()
         self.queue = deque(j for j in self.queue if not j.cancel.is_set())
+        self.cond.notify_all()
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the worker thread (once)."""
         if self.thread is None:
             self.thread = threading.Thread(target=self._work, name="rove-coach", daemon=True)
             self.thread.start()
@@ -162,8 +173,7 @@ class Coach:
     def _work(self) -> None:
         while True:
             with self.cond:
-                while not self.queue and not self.closed:
-                    self.cond.wait()
+                self.cond.wait_for(lambda: bool(self.queue) or self.closed)
                 if self.closed:
                     return
                 job = self.queue.popleft()
@@ -181,6 +191,7 @@ class Coach:
                     status, result = CANCELLED, None
                 job.result, job.status = result, status
                 job.finished = time.monotonic()
+                self.cond.notify_all()
 
     def answer(self, job: Job) -> dict[str, Any]:
         """The answer to one job (run in the worker; also called directly by tests)."""
@@ -242,13 +253,13 @@ class Coach:
         n = a.nodes
         if a.status == "solved":
             return {"verdict": "won", "nodes": n,
-                    "text": f"still winnable: a win exists from here ({n:,} nodes; the search knows "
+                    "text": f"still winnable: a win exists from here ({_nodes(n)}; the search knows "
                             "the draw order)"}
         if a.status == "unsolvable":
             return {"verdict": "lost", "nodes": n,
-                    "text": f"lost: no line wins from here (proven in {n:,} nodes)"}
+                    "text": f"lost: no line wins from here (proven in {_nodes(n)})"}
         return {"verdict": "unknown", "nodes": n,
-                "text": f"unknown: no answer within {n:,} nodes"}
+                "text": f"unknown: no answer within {_nodes(n)}"}
 
     def _puzzle(self, job: Job) -> dict[str, Any]:
         s = job.state
@@ -268,10 +279,10 @@ class Coach:
             return self._hint(job, a)
         if a.status == "unsolvable":
             return {"verdict": "lost", "nodes": a.nodes, "optimum": best, "spent": job.spent,
-                    "text": f"lost: the mission can no longer be completed (proven in {a.nodes:,} nodes)"}
+                    "text": f"lost: the mission can no longer be completed (proven in {_nodes(a.nodes)})"}
         if a.status == "unknown" or best is None:
             return {"verdict": "unknown", "nodes": a.nodes, "optimum": best, "spent": job.spent,
-                    "text": f"unknown: no answer within {self.nodes:,} nodes"}
+                    "text": f"unknown: no answer within {_nodes(self.nodes)}"}
         assert a.plan is not None
         total = job.spent + points(a.plan)
         if total <= best:
@@ -284,7 +295,7 @@ class Coach:
     def _hint(self, job: Job, a: Answer) -> dict[str, Any]:
         if a.plan is None:
             what = ("lost: no line reaches the goal from here (proven)" if a.status == "unsolvable"
-                    else f"no hint: no answer within {a.nodes:,} nodes")
+                    else f"no hint: no answer within {_nodes(a.nodes)}")
             return {"verdict": "lost" if a.status == "unsolvable" else "unknown", "nodes": a.nodes,
                     "text": what}
         return hint_json(self.session, a.plan, job.level, a.nodes)
@@ -301,13 +312,17 @@ class Coach:
         plan, why, _ = decide(deck, s, budget)
         if not plan:
             text = ("the expert sees no way to complete this mission" if why == "stuck"
-                    else f"the expert finds no plan within {self.expert_nodes:,} nodes")
+                    else f"the expert finds no plan within {_nodes(self.expert_nodes)}")
             return {"verdict": "stuck", "nodes": budget.used, "text": text}
         apply(deck, s, plan[0])  # the engine referees: the first step is legal here
         return {"verdict": "move", "nodes": budget.used, "action": plan[0].notation(),
                 "plan": [x.notation() for x in plan],
                 "text": f"the expert plays {plan[0]} (its plan for this mission: "
-                        f"{len(plan)} steps; {budget.used:,} nodes)"}
+                        f"{len(plan)} steps; {_nodes(budget.used)})"}
+
+
+def _nodes(n: int) -> str:
+    return f"{n:,} node{'' if n == 1 else 's'}"
 
 
 def points(plan: tuple[Action, ...] | list[Action]) -> int:
