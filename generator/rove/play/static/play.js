@@ -58,6 +58,8 @@ async function change(url, body) {
 
 const act = (notation) => change("/api/action", {action: notation});
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function say(text) { $("message").textContent = text; }
 
 // ---------------------------------------------------------------- drawing
@@ -284,7 +286,7 @@ function drawSide() {
                          value: i + 1, "data-step": i + 1}, plan, n);
     li.addEventListener("click", () => change("/api/goto", {step: i + 1}));
   });
-  $("counts").textContent = `(${view.points_spent} points spent, ${view.cards_played} cards played)`;
+  $("counts").textContent = `(${plural(view.points_spent, "point")} spent, ${plural(view.cards_played, "card")} played)`;
   $("undo").disabled = !view.can_undo;
   $("redo").disabled = !view.can_redo;
   $("ask-verdict").textContent = view.goal === "mission" ? "Still optimal?" : "Still winnable?";
@@ -358,7 +360,7 @@ function showJob(j) {
   } else if (j.status === "cancelled") {
     box.textContent = "that analysis was of an earlier position; ask again";
   } else {
-    box.textContent = j.result.text + (j.result.nodes ? ` [${j.result.nodes.toLocaleString()} nodes]` : "");
+    box.textContent = j.result.text;
     if (j.result.module && view && j.version === view.version) {
       view.hintModule = j.result.module;
       drawBoard();
