@@ -7,6 +7,7 @@ session from the same options without serving.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,9 @@ from ..errors import InputError
 from .session import Started
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The host names the app answers when it serves on the loopback interface (a page of
+another site that resolves its own name to 127.0.0.1 is refused)."""
 
 
 @dataclass(frozen=True)
@@ -66,36 +70,56 @@ def started_from(opts: PlayOptions) -> Started:
     return Started(pos, f"deal {opts.deal_seed} ({opts.difficulty})", ref, opts.open_deck)
 
 
-def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
-    """Serve the game until Ctrl-C (KeyboardInterrupt reaches the caller)."""
-    started = started_from(opts)
-    from .coach import Coach
-    from .server import LOOPBACK_HOSTS, bind, create_app, serve
-    from .session import Session
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on (host, port); port 0 takes a free one.  OSError if it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(64)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
+    """Serve the game until Ctrl-C (KeyboardInterrupt reaches the caller).
+
+    The socket is bound, and the browser sent to it, before the web stack is imported
+    and the session built: the browser starts while they load, and its first request
+    waits in the socket's queue, so the page appears as soon as both are ready."""
+    started = started_from(opts)
     try:
         sock = bind(opts.host, opts.port)
     except OSError as exc:
         raise InputError.single("--port" if opts.port else "--host", None, (
             f"cannot serve on {opts.host} port {opts.port}: {exc.strerror or exc}; "
             "give another --port (0 takes a free one) or --host")) from None
-    port = sock.getsockname()[1]
-    local = opts.host in LOOPBACK
-    if not local:
-        say(f"rove play: warning: serving on {opts.host}, not the loopback interface: anyone who "
-            "can reach this machine can play this game and ask the coach (who knows the deck's order)")
-    shown = f"[{opts.host.strip('[]')}]" if ":" in opts.host else opts.host
-    url = f"http://{shown}:{port}/"
-    session = Session(started)
-    coach = Coach(session, opts.coach_nodes, opts.expert_nodes)
-    app = create_app(session, coach, LOOPBACK_HOSTS if local else ("*",))
-    say(f"rove play: {started.title} at {url} (Ctrl-C stops)")
-    if opts.browser:
-        import webbrowser
-
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:
-        serve(app, sock)
+        port = sock.getsockname()[1]
+        local = opts.host in LOOPBACK
+        if not local:
+            say(f"rove play: warning: serving on {opts.host}, not the loopback interface: anyone who "
+                "can reach this machine can play this game and ask the coach (who knows the deck's order)")
+        shown = f"[{opts.host.strip('[]')}]" if ":" in opts.host else opts.host
+        url = f"http://{shown}:{port}/"
+        say(f"rove play: {started.title} at {url} (Ctrl-C stops)")
+        if opts.browser:
+            import webbrowser
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        from .coach import Coach
+        from .server import create_app, serve
+        from .session import Session
+
+        session = Session(started)
+        coach = Coach(session, opts.coach_nodes, opts.expert_nodes)
+        try:
+            serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",)), sock)
+        finally:
+            coach.close()
     finally:
-        coach.close()
         sock.close()

@@ -28,11 +28,11 @@ from starlette.routing import Route
 from ..actions import Action
 from ..engine import IllegalAction
 from .coach import Coach
+from .run import LOOPBACK_HOSTS
 from .session import NothingThere, Session
 
 MAX_BODY = 16 * 1024
 """Largest request body taken (an action is a few dozen bytes)."""
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 STATIC = {"play.js": "text/javascript", "play.css": "text/css"}
 
 
@@ -188,20 +188,6 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: refused})
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on (host, port); port 0 takes a free one.  OSError if it cannot."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-        sock.listen(64)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 def serve(app: Starlette, sock: socket.socket) -> None:

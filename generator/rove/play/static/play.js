@@ -142,7 +142,9 @@ function drawBoard() {
   const board = $("board");
   board.replaceChildren();
   const cells = Object.values(view.cells);
-  const targets = selected ? legalFor(selected).filter((a) => a.act === "move") : [];
+  // ringed cells: the selected module's moves, and its ability uses that move only itself (Coil)
+  const targets = selected ? legalFor(selected).filter((a) => a.act === "move" ||
+    (a.moved.length === 1 && a.moved[0] === selected && !a.via)) : [];
   const pts = cells.concat(targets.map((a) => a.cells[selected]));
   const xs = pts.map((c) => c[0]), ys = pts.map((c) => c[1]);
   const x0 = Math.min(...xs) - 1, x1 = Math.max(...xs) + 1, y0 = Math.min(...ys) - 1, y1 = Math.max(...ys) + 1;
@@ -182,7 +184,7 @@ function drawBoard() {
     const g = el("svg:g", {class: "target", "data-action": a.n, tabindex: 0, role: "button", "aria-label": a.n}, board);
     el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.3}, g);
     el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14}, g,
-       a.n.split(" ")[1]);
+       a.act === "move" ? a.n.split(" ")[1] : "ability");
     g.addEventListener("click", () => act(a.n));
   }
 }
@@ -370,6 +372,23 @@ function showJob(j) {
 
 // ---------------------------------------------------------------- wiring
 
+async function download(e) {
+  // an export is a download the browser saves; a refusal (the game is over) is said on the page
+  e.preventDefault();
+  const res = await fetch(e.currentTarget.href);
+  if (!res.ok) {
+    const data = await res.json().catch(() => ({error: `${res.status}`}));
+    say(data.error);
+    return;
+  }
+  const name = (res.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+  const a = el("a", {href: URL.createObjectURL(await res.blob()), download: name ? name[1] : "rove-export"});
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
+
+$("export-position").addEventListener("click", download);
+$("export-plan").addEventListener("click", download);
 $("undo").addEventListener("click", () => change("/api/undo"));
 $("redo").addEventListener("click", () => change("/api/redo"));
 $("ask-verdict").addEventListener("click", () => ask("verdict"));
