@@ -8,6 +8,7 @@ import json
 import re
 import signal
 import subprocess
+import sys
 import urllib.request
 from dataclasses import replace
 from pathlib import Path
@@ -345,3 +346,35 @@ def test_serves_on_loopback_and_ctrl_c_exits_130(puzzle_file: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_page_draws_the_cards_own_arrows(puzzle_file: Path) -> None:
+    """The arrows come from rove.pdf.glyphs through the SVG canvas: a jump's hop is a
+    curve, a push's block a rectangle, a short arrow's tick a second line."""
+    from rove.grid import DIRECTION_BY_NAME
+    from rove.pdf.cards import MODULE_ACCENT, SPENT_INK
+    from rove.play.svgcanvas import _hex, compass_svg
+    from rove.spec import Arrow
+
+    client, _, _ = make(puzzle_file)
+    v = client.get("/api/state").json()
+    assert v["palette"]["module_accent"] == _hex(MODULE_ACCENT)
+    active, spent = v["modules"]["C"]["glyphs"]
+    curve = re.compile(r'<path d="[^"]*C')  # a path with a Bezier segment: a jump's hop
+    assert active.startswith('<g transform="scale(1,-1)">') and curve.search(active)  # Coil's jumps
+    assert spent != active and f'"{_hex(SPENT_INK)}"' in spent  # the spent side in the spent ink
+    east = (DIRECTION_BY_NAME["E"],)
+    jump = compass_svg([Arrow("jump", east)], 0.2, 0.44, 0.021, MODULE_ACCENT)
+    push = compass_svg([Arrow("push", east)], 0.2, 0.44, 0.021, MODULE_ACCENT)
+    short = compass_svg([Arrow("short", east)], 0.2, 0.44, 0.021, MODULE_ACCENT)
+    assert "<circle" in jump and curve.search(jump) and "<rect" not in jump
+    assert "<rect" in push and "<circle" not in push
+    assert short.count("<line") == 2 and "<rect" not in short
+
+
+def test_the_command_line_does_not_load_the_web_stack() -> None:
+    """`rove --help` stays fast: Starlette and uvicorn load only when `rove play` runs."""
+    code = ("import sys, rove.cli; print(sorted(m for m in ('starlette', 'uvicorn', 'reportlab') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -33,6 +33,8 @@ from ..engine import (
 from ..position import Position, dump_position
 from ..spec import Pattern
 
+GLYPH_SIZE = (0.2, 0.44, 0.021)
+"""A module's arrows on the page, in cell widths: from the centre out to r0, to r1, line width."""
 MAX_HISTORY = 10_000
 """Most actions one session keeps (a whole game takes a few hundred at most)."""
 
@@ -55,11 +57,6 @@ class Started:
 def pattern_json(p: Pattern) -> list[list[Any]]:
     """A pattern's cells as [x, y, value] from its bounding box's corner."""
     return [[x, y, v] for (x, y), v in p.normalized().cells]
-
-
-def _hex(color: Any) -> str:
-    """A ReportLab colour as CSS ``#rrggbb``."""
-    return "#" + "".join(f"{round(v * 255):02x}" for v in color.rgb())
 
 
 class Session:
@@ -152,8 +149,9 @@ class Session:
 
     def _static_json(self) -> dict[str, Any]:
         """What never changes during a game: modules, cards, title, goal."""
-        # the cards' own wording of the abilities and their colours: one source for both
+        # the cards' own wording of the abilities, their colours and their arrow glyphs
         from ..pdf import cards, glyphs
+        from .svgcanvas import _hex, compass_svg
 
         spec = self.position.spec
         return {
@@ -171,6 +169,9 @@ class Session:
                 "name": m.name, "ability": m.ability, "text": cards.ABILITY_TEXT.get(m.ability, ""),
                 "arrows": [[[a.kind, [d.name for d in a.dirs]] for a in m.arrows],
                            [[a.kind, [d.name for d in a.dirs]] for a in m.spent_arrows]],
+                # each side's arrows around the centre of a cell of size 1, as the cards draw them
+                "glyphs": [compass_svg(m.arrows, *GLYPH_SIZE, glyphs.INK),
+                           compass_svg(m.spent_arrows, *GLYPH_SIZE, cards.SPENT_INK)],
             } for m in spec.modules},
             "cards": {c.id: {
                 "title": c.mission.title, "mission": pattern_json(c.mission.pattern),

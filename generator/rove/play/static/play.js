@@ -1,13 +1,12 @@
 // rove play: the page.  It draws what the server's view says and sends the actions the
 // server listed as legal; it never decides a rule itself.  The colours come from the
-// server (the card PDFs' own palette); the arrow glyphs follow the cards' shapes: a
-// standard arrow is a shaft and head, a short one a stub with a tick at its base, a
-// jump hops over a dot, a push has a block ahead of its head.
+// server (the card PDFs' own palette), and so do the modules' arrows, drawn as SVG by
+// the card PDFs' own glyph code; the patterns follow the cards' marks ('#' grey, a named
+// module dark with its code, '_' a dashed cell with a cross).
 "use strict";
 
 const NS = "http://www.w3.org/2000/svg";
 const CELL = 76;
-const DIRS = {N: [0, -1], NE: [1, -1], E: [1, 0], SE: [1, 1], S: [0, 1], SW: [-1, 1], W: [-1, 0], NW: [-1, -1]};
 let view = null;
 let selected = null;       // module code whose actions are shown
 let selectedCard = null;   // hand card whose plays are shown
@@ -63,46 +62,6 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 function say(text) { $("message").textContent = text; }
 
 // ---------------------------------------------------------------- drawing
-
-function drawArrow(g, kind, r0, r1, w, ink, hop) {
-  const headLen = w * 3.8, headHalf = w * 2.3;
-  const line = (x0, x1) => el("svg:line", {x1: x0, y1: 0, x2: x1, y2: 0, stroke: ink, "stroke-width": w,
-                                           "stroke-linecap": "round"}, g);
-  const head = (tip) => el("svg:polygon", {points: `${tip},0 ${tip - headLen},${headHalf} ${tip - headLen},${-headHalf}`,
-                                           fill: ink}, g);
-  if (kind === "short") {
-    const tip = r0 + (r1 - r0) * 0.5;
-    line(r0, tip - headLen * 0.8); head(tip);
-    el("svg:line", {x1: r0, y1: -headHalf * 0.8, x2: r0, y2: headHalf * 0.8, stroke: ink, "stroke-width": w * 0.8}, g);
-  } else if (kind === "jump") {
-    const a = r0 + w * 0.5, b = r1 - headLen - w * 1.2, span = b - a, h = -span * 0.42 * hop * 1.33;
-    el("svg:path", {d: `M${r0},0 L${a},0 C${a + span * 0.08},${h} ${b - span * 0.08},${h} ${b},0 L${r1 - headLen * 0.8},0`,
-                    fill: "none", stroke: ink, "stroke-width": w, "stroke-linecap": "round"}, g);
-    head(r1);
-    el("svg:circle", {cx: (a + b) / 2, cy: 0, r: w * 1.25, fill: ink}, g);
-  } else if (kind === "push") {
-    const block = w * 3.4, tip = r1 - block - w * 0.6;
-    line(r0, tip - headLen * 0.8); head(tip);
-    el("svg:rect", {x: r1 - block, y: -block / 2, width: block, height: block, fill: ink}, g);
-  } else {
-    line(r0, r1 - headLen * 0.8); head(r1);
-  }
-}
-
-function drawCompass(g, arrows, cx, cy, r0, r1, w, ink) {
-  const byDir = {};
-  for (const [kind, dirs] of arrows) for (const d of dirs) (byDir[d] = byDir[d] || []).includes(kind) || byDir[d].push(kind);
-  for (const [d, kinds] of Object.entries(byDir)) {
-    const [dx, dy] = DIRS[d];
-    const angle = Math.atan2(dy, dx) * 180 / Math.PI;
-    const hop = dx === 0 ? (dy < 0 ? -1 : 1) : (dx > 0 ? 1 : -1);
-    kinds.forEach((kind, i) => {
-      const off = (i - (kinds.length - 1) / 2) * w * 4.2;
-      const t = el("svg:g", {transform: `translate(${cx},${cy}) rotate(${angle}) translate(0,${off})`}, g);
-      drawArrow(t, kind, dx && dy ? r0 * 1.12 : r0, r1, w, ink, hop);
-    });
-  }
-}
 
 function drawPattern(parent, cells, size, pal, highlight) {
   // a pattern as the cards draw it: '#' grey, a named module dark with its code, '_' a
@@ -172,8 +131,9 @@ function drawBoard() {
     const accent = spent ? pal.spent_accent : pal.module_accent;
     el("svg:rect", {x: px(x) + 4, y: py(y) + 4, width: CELL - 8, height: CELL - 8, rx: 9,
                     fill: spent ? "url(#hatch)" : pal.module_bg, stroke: accent, "stroke-width": 2.5}, g);
-    drawCompass(g, m.arrows[spent ? 1 : 0], px(x) + CELL / 2, py(y) + CELL / 2, CELL * 0.2, CELL * 0.44, 1.6,
-                spent ? pal.spent_ink : pal.ink);
+    // the arrows of the side up, drawn by the card PDFs' glyph code (server side, in cell units)
+    const arrows = el("svg:g", {transform: `translate(${px(x) + CELL / 2},${py(y) + CELL / 2}) scale(${CELL})`}, g);
+    arrows.innerHTML = m.glyphs[spent ? 1 : 0];
     el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.17, fill: accent}, g);
     el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 6, "text-anchor": "middle", "font-size": 17,
                     "font-weight": "bold", fill: "#fff"}, g, code);
@@ -184,7 +144,7 @@ function drawBoard() {
     const g = el("svg:g", {class: "target", "data-action": a.n, tabindex: 0, role: "button", "aria-label": a.n}, board);
     el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.3}, g);
     el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14}, g,
-       a.act === "move" ? a.n.split(" ")[1] : "ability");
+       a.act === "move" ? a.n.split(" ")[1] : "to");
     g.addEventListener("click", () => act(a.n));
   }
 }
