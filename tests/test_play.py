@@ -5,6 +5,7 @@ message, never a 500.  The browser test is tests/test_play_browser.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -378,3 +379,27 @@ def test_the_command_line_does_not_load_the_web_stack() -> None:
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_ctrl_c_exits_130_while_the_coach_is_busy(tmp_path: Path) -> None:
+    """A verdict running in the worker (the pure-Python search, which takes a while on
+    this deal) does not keep Ctrl-C from stopping the server with 130."""
+    env = {**os.environ, "ROVE_CORE": "0"}
+    proc = subprocess.Popen([rove_script(), "play", "--deal", "11", "--difficulty", "impossible", "--no-browser",
+                             "--coach-nodes", "50000000"], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stderr.readline())
+        assert m
+        for path, body in (("api/action", {"action": "play c01-"}), ("api/coach", {"ask": "verdict"})):
+            req = urllib.request.Request(m.group(1) + path, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+            with urllib.request.urlopen(req) as res:
+                assert res.status in (200, 202)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        assert "interrupted" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -191,9 +191,15 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
 
 
 def serve(app: Starlette, sock: socket.socket) -> None:
-    """Run the app on uvicorn over a socket already listening, until Ctrl-C (which
-    uvicorn passes on as KeyboardInterrupt once it has shut down)."""
+    """Run the app on uvicorn over a socket already listening, until Ctrl-C; raises
+    KeyboardInterrupt then, so the command exits 130.
+
+    uvicorn shuts down on the signal and raises it again afterwards, but inside
+    ``asyncio.run``, whose own SIGINT handler may turn it into a cancelled task that ends
+    normally (it does when the coach's worker is busy), so the server's return is taken
+    as the interruption it always is: nothing else stops it."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])
+    raise KeyboardInterrupt
