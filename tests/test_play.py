@@ -308,6 +308,24 @@ def test_a_move_cancels_a_stale_analysis(puzzle_file: Path) -> None:
     assert client.get(f"/api/coach/{job_id}").json()["status"] == CANCELLED
 
 
+def test_a_move_stops_a_running_analysis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the pure-Python path the stale search stops at its next node: a verdict with a
+    budget of 50M nodes (hours of work) ends as soon as a move is made."""
+    monkeypatch.setenv("ROVE_CORE", "0")
+    session = Session(started_from(PlayOptions(deal_seed=11, difficulty="impossible")))
+    coach = Coach(session, 50_000_000)
+    session.play(Action.parse("play c01-"))
+    job = coach.ask("verdict")
+    while job.status == QUEUED:  # until the worker has taken it
+        coach.idle(0.01)
+    assert job.status == "running"
+    session.undo()
+    coach.changed()
+    assert job.status == CANCELLED
+    assert coach.idle(timeout=60), "the stale search did not stop"
+    assert job.status == CANCELLED and job.result is None and job.state not in coach.answers
+
+
 # --------------------------------------------------------------------------- the command
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from ..actions import Action
 from ..engine import GOAL, LOST, WON, State, apply, is_stuck
 from ..replay import run_plan
+from ..solve.nodes import Budget, Limit
 from .session import Session
 
 ASKS = ("verdict", "hint", "expert")
@@ -76,6 +77,21 @@ class Job:
                 "deepest": self.deepest, "result": self.result}
 
 
+class Stoppable(Budget):
+    """A node budget that a stale job's cancel event stops at its next node (the
+    pure-Python searches tick it at every node; the compiled core takes only its limits,
+    so there a stale search stops at its next progress report or runs out its budget)."""
+
+    def __init__(self, max_nodes: int, cancel: threading.Event) -> None:
+        super().__init__(float("inf"), max_nodes)
+        self.cancel = cancel
+
+    def tick(self) -> None:
+        super().tick()
+        if self.cancel.is_set():
+            raise Cancelled
+
+
 @dataclass(frozen=True)
 class Answer:
     """An exact search from one state: ``solved`` (plan replayed), ``unsolvable`` (proven)
@@ -100,6 +116,8 @@ class Coach:
         self.ids = itertools.count(1)
         self.answers: dict[State, Answer] = {}
         self.closed = False
+        #: the job the worker is answering, if any
+        self.running: Job | None = None
         #: whether the first question starts the worker (tests start it themselves, to
         #: see jobs while they are queued)
         self.autostart = autostart
@@ -135,6 +153,11 @@ class Coach:
     def get(self, job_id: int) -> Job | None:
         with self.cond:
             return self.jobs.get(job_id)
+
+    def idle(self, timeout: float | None = None) -> bool:
+        """Block until the worker answers nothing and has nothing queued."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.running is None and not self.queue, timeout)
 
     def wait(self, job: Job, timeout: float | None = None) -> bool:
         """Block until ``job`` is no longer queued or running; False if ``timeout`` ran out."""
@@ -179,6 +202,7 @@ class Coach:
                 job = self.queue.popleft()
                 job.status = RUNNING
                 job.started = time.monotonic()
+                self.running = job
             try:
                 result = self.answer(job)
                 status = DONE
@@ -191,6 +215,7 @@ class Coach:
                     status, result = CANCELLED, None
                 job.result, job.status = result, status
                 job.finished = time.monotonic()
+                self.running = None
                 self.cond.notify_all()
 
     def answer(self, job: Job) -> dict[str, Any]:
@@ -208,10 +233,8 @@ class Coach:
         got = self.answers.get(s)
         if got is not None:
             return got
-        from ..solve.nodes import Budget, Limit
-
         deck = self.session.deck
-        budget = Budget(float("inf"), self.nodes)
+        budget = Budget(float("inf"), self.nodes) if job is None else Stoppable(self.nodes, job.cancel)
         plan: list[Action] | None
         try:
             if s.goal == "mission":
