@@ -17,9 +17,10 @@ Questions (``ask``):
 Every search is bounded by nodes, so an answer does not depend on the machine, and
 answers are kept per state, so asking again (or undoing back) is free.  Jobs run one
 at a time in the order asked; a move, undo or redo makes the older ones stale: a
-queued one is dropped, a running one is told to stop (the whole-deal search stops at
-its next progress report; otherwise it runs out its budget) and its answer is thrown
-away.  The page polls a job for its state and progress.
+queued one is dropped, a running one is told to stop (the pure-Python searches at their
+next node, the compiled whole-deal search at its next progress report; otherwise it
+runs out its budget) and its answer is thrown away.  The page polls a job for its
+state and progress.
 """
 
 from __future__ import annotations
