@@ -176,6 +176,9 @@ def test_a_losing_move_on_a_deal_the_coach_and_undo(driver: object, tmp_path: Pa
         # a hint at the next level names the move; the redo key brings the losing move back
         d.find_element(By.TAG_NAME, "body").send_keys("h")  # type: ignore[attr-defined]
         wait_text(d, "#coach", r"^next: play c06\+")
+        hinted = d.find_element(By.CSS_SELECTOR, '#plays [data-action="play c06+"]')  # type: ignore[attr-defined]
+        assert "hinted" in hinted.get_attribute("class")
+        shot(d, "deal-hint-level-2")
         d.find_element(By.TAG_NAME, "body").send_keys("r")  # type: ignore[attr-defined]
         wait_plan(d, 1)
     finally:

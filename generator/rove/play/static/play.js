@@ -141,7 +141,8 @@ function drawBoard() {
   }
   for (const a of targets) {
     const [x, y] = a.cells[selected];
-    const g = el("svg:g", {class: "target", "data-action": a.n, tabindex: 0, role: "button", "aria-label": a.n}, board);
+    const g = el("svg:g", {class: "target" + (a.n === view.hintAction ? " hinted" : ""), "data-action": a.n,
+                           tabindex: 0, role: "button", "aria-label": a.n}, board);
     el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.3}, g);
     el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14}, g,
        a.act === "move" ? a.n.split(" ")[1] : "to");
@@ -198,8 +199,9 @@ function drawSide() {
   if (selectedCard) {
     const c = view.cards[selectedCard];
     for (const a of view.legal.filter((x) => x.act === "play" && x.card === selectedCard)) {
-      const b = el("button", {"data-action": a.n}, plays,
-                   a.bonus ? `Play ${a.card} for its bonus: ${c.bonus} points` : `Play ${a.card} for ${c.points} points`);
+      const b = el("button", {"data-action": a.n, class: a.n === view.hintAction ? "hinted" : null}, plays,
+                   a.bonus ? `Play ${a.card} for its bonus: ${plural(c.bonus, "point")}`
+                           : `Play ${a.card} for ${plural(c.points, "point")}`);
       b.addEventListener("click", () => act(a.n));
     }
   }
@@ -227,7 +229,7 @@ function drawSide() {
     const abilities = legalFor(selected).filter((a) => a.act === "ability");
     const box = el("div", {class: "abilities"}, sel);
     for (const a of abilities) {
-      const b = el("button", {"data-action": a.n}, box, a.n);
+      const b = el("button", {"data-action": a.n, class: a.n === view.hintAction ? "hinted" : null}, box, a.n);
       b.addEventListener("click", () => act(a.n));
       b.addEventListener("mouseenter", () => preview(a));
       b.addEventListener("mouseleave", () => drawBoard());
@@ -277,8 +279,11 @@ function draw() {
 function render(v) {
   if (view && v.version !== view.version) {
     hintLevel = 0;
-    v.hintModule = null;
-  } else if (view) v.hintModule = view.hintModule;
+    v.hintModule = v.hintAction = null;
+  } else if (view) {
+    v.hintModule = view.hintModule;
+    v.hintAction = view.hintAction;
+  }
   view = v;
   $("title").textContent = v.title || "rove play";
   $("goal").textContent = `${v.spec} · goal: ${v.goal}${v.open ? " · open deck" : ""}`;
@@ -323,9 +328,15 @@ function showJob(j) {
     box.textContent = "that analysis was of an earlier position; ask again";
   } else {
     box.textContent = j.result.text;
-    if (j.result.module && view && j.version === view.version) {
-      view.hintModule = j.result.module;
-      drawBoard();
+    if (view && j.version === view.version && (j.result.module || j.result.action)) {
+      // point at the hint on the table: the module, and at level 2 (or the expert's
+      // move) the action itself, shown by selecting its module or card
+      const a = j.result.action;
+      view.hintModule = j.result.module || (a && !a.startsWith("play ") ? a.split(" ")[0] : null);
+      view.hintAction = a || null;
+      if (a && a.startsWith("play ")) { selectedCard = a.split(" ")[1].replace(/[+-]$/, ""); selected = null; }
+      else if (a) { selected = a.split(" ")[0]; selectedCard = null; }
+      draw();
     }
   }
 }
