@@ -88,6 +88,12 @@ def last_mission_file(tmp_path: Path) -> Path:
     return path
 
 
+def make_file(folder: Path, text: str, name: str = "position.yaml") -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def make(path: Path, open_deck: bool = False, autostart: bool = True, nodes: int = 200_000,
          ) -> tuple[TestClient, Session, Coach]:
     session = Session(started_from(PlayOptions(position=path, open_deck=open_deck)))
@@ -168,6 +174,29 @@ def test_the_optimal_plan_completes_the_puzzle_and_exports_replay(puzzle_file: P
     # no position once the goal is reached: a 409 that says to export the plan
     over = client.get("/api/export/position")
     assert over.status_code == 409 and "plan" in over.json()["error"]
+
+
+def test_an_exported_position_names_a_copied_spec_by_its_absolute_path(tmp_path: Path) -> None:
+    """A book export names its spec relative to the puzzle (specs/standard.yaml); the
+    browser may save an export anywhere, so the export names that file absolutely."""
+    from conftest import STANDARD
+
+    book = tmp_path / "book"
+    (book / "specs").mkdir(parents=True)
+    (book / "specs" / "standard.yaml").write_bytes(STANDARD.read_bytes())
+    (book / "05.yaml").write_text(PUZZLE.replace("spec: standard", "spec: specs/standard.yaml"), encoding="utf-8")
+    client, _, _ = make(book / "05.yaml")
+    post(client, "play c06+")
+    text = client.get("/api/export/position").text
+    assert f"spec: {(book / 'specs' / 'standard.yaml').resolve()}" in text
+    assert 'title: "Puzzle 5: bonus first (after step 1)"' in text
+    elsewhere = tmp_path / "downloads"
+    elsewhere.mkdir()
+    (elsewhere / "saved.yaml").write_text(text, encoding="utf-8")
+    assert load_position(elsewhere / "saved.yaml").current is not None
+    # a bundled spec stays a name
+    client, _, _ = make(make_file(tmp_path, PUZZLE))
+    assert "spec: standard\n" in client.get("/api/export/position").text
 
 
 def test_undo_redo_and_goto(puzzle_file: Path) -> None:

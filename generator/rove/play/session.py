@@ -13,7 +13,7 @@ only when the session was started open.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..actions import Action, dumps_plan
@@ -131,14 +131,13 @@ class Session:
     def position_text(self) -> str:
         """The position now, as ``rove solve`` reads it (NothingThere once the game is over)."""
         with self.lock:
-            s = self.state
+            s, step = self.state, self.cursor
         try:
             pos = position_from_state(self.deck, s, self.position)
         except ValueError as exc:
             raise NothingThere(str(exc)) from None
-        from dataclasses import replace
-
-        return dump_position(replace(pos, spec_ref=self.started.spec_ref), title=self.started.title or None)
+        title = f"{self.started.title} (after step {step})" if step else self.started.title
+        return dump_position(replace(pos, spec_ref=self.started.spec_ref), title=title or None)
 
     def plan_text(self) -> str:
         """The plan from the start, as ``rove replay`` reads it, with the start position."""
