@@ -377,6 +377,18 @@ def test_command_line_bad_input_exits_2(puzzle_file: Path, tmp_path: Path, runne
     assert r.exit_code == 2 and f"{bad}:" in r.output and "c99" in r.output
 
 
+def test_a_port_in_use_is_bad_input(puzzle_file: Path, runner: CliRunner) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = runner.invoke(app, ["play", str(puzzle_file), "--no-browser", "--port", str(port)])
+    assert r.exit_code == 2 and f"cannot serve on 127.0.0.1 port {port}" in r.output
+    assert "give another --port" in r.output
+
+
 def test_serves_on_loopback_and_ctrl_c_exits_130(puzzle_file: Path) -> None:
     proc = subprocess.Popen([rove_script(), "play", str(puzzle_file), "--no-browser"],
                             stderr=subprocess.PIPE, text=True)
