@@ -110,7 +110,8 @@ def main() -> None:
             while True:
                 try:
                     driver.get(url)
-                    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-module]"))
+                    drawn = WebDriverWait(driver, 30, poll_frequency=0.01)
+                    drawn.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-module]"))
                     break
                 except Exception:
                     time.sleep(0.005)
