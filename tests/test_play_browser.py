@@ -103,7 +103,7 @@ def wait_text(d: object, css: str, pattern: str) -> str:
         return re.search(pattern, text, re.IGNORECASE | re.DOTALL) is not None
 
     try:
-        WebDriverWait(d, WAIT).until(has)
+        WebDriverWait(d, WAIT, poll_frequency=0.05).until(has)
     except Exception:
         raise AssertionError(f"{css} never showed {pattern!r}; it shows {found[-1:]!r}") from None
     return found[-1]
@@ -118,7 +118,7 @@ def plan_length(d: object) -> int:
 def wait_plan(d: object, n: int) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(d, WAIT).until(lambda drv: plan_length(drv) == n)
+    WebDriverWait(d, WAIT, poll_frequency=0.05).until(lambda drv: plan_length(drv) == n)
 
 
 def test_a_book_puzzle_solved_by_clicking(driver: object, tmp_path: Path) -> None:
