@@ -9,7 +9,7 @@ CARGO  ?= cargo
 CORE_SOURCES := $(shell find core -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock 2>/dev/null)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup book cards test lint bench clean
+.PHONY: setup browser book cards test lint bench clean
 
 setup: $(STAMP)
 
@@ -18,6 +18,14 @@ $(STAMP): pyproject.toml $(CORE_SOURCES)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+## The browser `rove play`'s tests drive: the distribution's chromium and its driver,
+## installed with apt-get when missing (as root, as CI runs; otherwise it says what to run).
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	else echo "make browser: install chromium and chromedriver (Debian: sudo apt-get install chromium chromium-driver)"; fi
 
 ## The main job on the bundled deck: PDFs under output/.
 book: setup
@@ -34,7 +42,7 @@ lint: setup
 	$(BIN)/mypy
 
 ## The whole test suite: the core's own tests, the linters, then pytest on both cores.
-test: setup lint
+test: setup browser lint
 	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 

@@ -738,6 +738,37 @@ def book(
         typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)
 
 
+# --------------------------------------------------------------------------- play
+
+
+@app.command()
+@handles_input_errors
+def play(
+    position: Annotated[Path | None, typer.Argument(help="Position YAML: a puzzle, a deal, a book "
+                                                         "export's puzzle (or use --deal).")] = None,
+    deal_seed: Annotated[int | None, typer.Option("--deal", help="Play a fresh deal of this seed "
+                                                                 "instead of a file.")] = None,
+    spec: Annotated[str, typer.Option(help="With --deal: bundled spec name or path.")] = "standard",
+    difficulty: Annotated[Difficulty, typer.Option(help="With --deal: starting hand 5, 4 or 3.")
+                          ] = Difficulty.normal,
+    host: Annotated[str, typer.Option(help="Interface to serve on; anything but the loopback "
+                                           "interface lets other machines play.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: a free one).", min=0, max=65535)] = 0,
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = False,
+    open_deck: Annotated[bool, typer.Option("--open", help="Show the draw pile's order.")] = False,
+    coach_nodes: Annotated[int, typer.Option(help="Search nodes for one verdict or hint.", min=1)] = 1_000_000,
+    expert_nodes: Annotated[int, typer.Option(help="Search nodes for one expert decision.", min=1)] = 300_000,
+) -> None:
+    """Play a position in the browser, with the solvers as a coach (a local web app)."""
+    from .play.run import PlayOptions, run_play
+
+    if (position is None) == (deal_seed is None):
+        raise fail_input("play: give a position file or --deal SEED (one of them)")
+    run_play(PlayOptions(position=position, deal_seed=deal_seed, spec=spec, difficulty=difficulty.value,
+                         host=host, port=port, browser=not no_browser, open_deck=open_deck,
+                         coach_nodes=coach_nodes, expert_nodes=expert_nodes), say)
+
+
 # --------------------------------------------------------------------------- generate
 
 
