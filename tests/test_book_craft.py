@@ -212,3 +212,22 @@ def test_a_long_title_is_shrunk_to_the_cover(small_book: list[Puzzle], standard:
     for fs, t in spans:
         if title[:20] in t:
             assert text_width(t, FONT_BOLD, fs) < w
+
+
+def test_two_puzzles_a_page(small_book: list[Puzzle], standard: Spec) -> None:
+    """With two a page, neighbouring small Mission in N share a page; the contents, the
+    hints and the solutions point at that page, and the book is shorter by one page a pair."""
+    import re
+
+    one = PdfReader(io.BytesIO(render_book(standard, small_book, 4))).pages
+    two = PdfReader(io.BytesIO(render_book(standard, small_book, 4, per_page=2))).pages
+    texts = [p.extract_text() for p in two]
+    pairs = [(i + 1, t) for i, t in enumerate(texts) if t.startswith("PUZZLES ")]
+    assert pairs and len(one) - len(two) == len(pairs)
+    for page_no, text in pairs:
+        a, b = map(int, re.match(r"PUZZLES (\d+) AND (\d+)", text).groups())  # type: ignore[union-attr]
+        assert b == a + 1 and f"{a}. Mission in" in text and f"{b}. Mission in" in text
+        assert text.count("solved") == 2
+        rest = "\n".join(texts[page_no:])
+        assert f"Puzzle {a}, p. {page_no}" in rest and f"Puzzle {b}, p. {page_no}" in rest
+        assert re.search(rf"\b{a}\.\s+[^\n]+\s+p\. {page_no}\b", texts[1])  # the contents

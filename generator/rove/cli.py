@@ -623,6 +623,8 @@ def book(
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same book, byte for byte.")] = 1,
     paper: Annotated[str, typer.Option(help="Page size: a5, a4, letter or 6x9 (inches); inner "
                                             "margins leave room for binding.")] = "a5",
+    per_page: Annotated[int, typer.Option(help="Puzzles a page: 1, or 2 (two neighbouring small "
+                                               "Mission in N share a page).", min=1, max=2)] = 1,
     title: Annotated[str, typer.Option(help="The cover's title.")] = "ROVE",
     subtitle: Annotated[str, typer.Option(help="The line under the title.")] = "Verified Puzzles",
     imposition: Annotated[str, typer.Option(help="none, or booklet: pages two a side on A4 (A5 and A4 "
@@ -693,7 +695,7 @@ def book(
         raise typer.Exit(EXIT_FAIL)
     try:  # both check every puzzle on the reader's deck first (SolverBug: a bug, never expected)
         data = render_book(sp, puzzles, seed, paper, title, subtitle,
-                           example_puzzle(sp, seed, puzzles, settings))
+                           example_puzzle(sp, seed, puzzles, settings), per_page)
         files = export_files(puzzles, sp) if export_dir is not None else {}
     except (ExportCheckFailed, SolverBug) as exc:
         typer.echo(f"book: internal check failed: {exc}; nothing written (a bug in rove, "

@@ -111,32 +111,37 @@ def posed_mission(p: Puzzle) -> str | None:
     return p.position.mission if p.kind in ("mission", "hand") else None
 
 
+#: a grade poses one mission at most this often (with ``book_order`` that keeps equal
+#: missions apart in all but the smallest grades)
+MISSION_PER_GRADE = 2
+
+
 class MissionQuota:
-    """How often each mission has been posed so far, against the book's cap; and which
-    missions each grade holds already (a grade poses a mission once, so that ``book_order``
-    can always keep equal missions apart)."""
+    """How often each mission has been posed so far, in the book (against its cap) and in
+    each grade (against MISSION_PER_GRADE)."""
 
     def __init__(self, count: int) -> None:
         self.cap = max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
         self.used: dict[str, int] = {}
-        self.graded: set[tuple[str, int]] = set()
+        self.graded: dict[tuple[str, int], int] = {}
 
     def allows(self, p: Puzzle) -> bool:
         m = posed_mission(p)
-        return m is None or self.used.get(m, 0) < self.cap and (m, p.stars) not in self.graded
+        return m is None or (self.used.get(m, 0) < self.cap
+                             and self.graded.get((m, p.stars), 0) < MISSION_PER_GRADE)
 
     def take(self, p: Puzzle) -> None:
         m = posed_mission(p)
         if m is not None:
             self.used[m] = self.used.get(m, 0) + 1
-            self.graded.add((m, p.stars))
+            self.graded[m, p.stars] = self.graded.get((m, p.stars), 0) + 1
 
     def give_back(self, p: Puzzle) -> None:
         """``p`` left the book after all."""
         m = posed_mission(p)
         if m is not None:
             self.used[m] -= 1
-            self.graded.discard((m, p.stars))
+            self.graded[m, p.stars] -= 1
 
 
 def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
@@ -533,9 +538,10 @@ BOOK_PAPERS = ("a5", "a4", "letter", "6x9")
 
 def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5",
                 title: str = "ROVE", subtitle: str = "Verified Puzzles",
-                example: Puzzle | None = None) -> bytes:
+                example: Puzzle | None = None, per_page: int = 1) -> bytes:
     """The PDF bytes of a book of these puzzles (checked on the reader's deck first), with
-    ``example`` worked through on a page before the first puzzle."""
+    ``example`` worked through on a page before the first puzzle; ``per_page`` 2 puts two
+    neighbouring small Mission in N on one page."""
     from ..pdf.book import BookInfo, render_book_pdf
 
     check_reader_deck(spec, puzzles + ([example] if example else []))
@@ -563,7 +569,8 @@ def render_book(spec: Spec, puzzles: list[Puzzle], seed: int, paper: str = "a5",
                            "Finish each mission with the next one in mind."))
     worked = book_puzzles([example])[0] if example else None
     info = BookInfo(title=title, subtitle=subtitle, spec_name=spec.name, seed=seed, paper=paper,
-                    grading=tuple(GRADING_TEXT), kinds_text=tuple(kinds_text), example=worked)
+                    grading=tuple(GRADING_TEXT), kinds_text=tuple(kinds_text), example=worked,
+                    per_page=per_page)
     return render_book_pdf(spec, book_puzzles(puzzles), info)
 
 

@@ -83,6 +83,7 @@ class BookInfo:
     kinds_text: tuple[tuple[str, str], ...] = ()
     later_text: str = ""
     example: BookPuzzle | None = None     # the worked puzzle of "How to solve one"
+    per_page: int = 1                     # 2: neighbouring small Mission in N share a page
 
 
 # --------------------------------------------------------------------------- small drawings
@@ -444,6 +445,9 @@ class BookWriter:
         self.grading_page_no = self.rules_page_no + 1
         self.example_page_no = self.grading_page_no + 1 if info.example else None
         self.first_puzzle_page = self.grading_page_no + 1 + (1 if info.example else 0)
+        self.sheets = self._sheets()
+        self.page_of = {p.number: self.first_puzzle_page + i
+                        for i, sheet in enumerate(self.sheets) for p in sheet}
         self.page_no = 0
 
     # ------------------------------------------------------------------ geometry helpers
@@ -452,7 +456,34 @@ class BookWriter:
         return round(size * (1 + (self.k - 1) * 0.55), 2)
 
     def puzzle_page(self, p: BookPuzzle) -> int:
-        return self.first_puzzle_page + p.number - 1
+        return self.page_of[p.number]
+
+    #: the largest layout frame (columns, rows) that a half page shows legibly
+    HALF_FRAME = (9, 7)
+
+    def _fits_half(self, p: BookPuzzle) -> bool:
+        """Whether ``p`` reads well on half a page: a Mission in N whose layout is small and
+        whose spent modules move as their active sides (no spent-side strip to show)."""
+        if p.kind != "mission" or self._spent_differently(p.position.spent):
+            return False
+        fr = Frame.around(list(p.position.cells.values()), 1)
+        return fr.cols <= self.HALF_FRAME[0] and fr.rows <= self.HALF_FRAME[1]
+
+    def _sheets(self) -> list[list[BookPuzzle]]:
+        """The puzzle pages: one puzzle each, or with ``per_page`` 2 two neighbouring
+        puzzles that both fit half a page (book order is kept)."""
+        out: list[list[BookPuzzle]] = []
+        i = 0
+        while i < len(self.puzzles):
+            p = self.puzzles[i]
+            if (self.info.per_page == 2 and i + 1 < len(self.puzzles) and self._fits_half(p)
+                    and self._fits_half(self.puzzles[i + 1])):
+                out.append([p, self.puzzles[i + 1]])
+                i += 2
+            else:
+                out.append([p])
+                i += 1
+        return out
 
     # ------------------------------------------------------------------ whole document
     def render(self) -> bytes:
@@ -463,7 +494,7 @@ class BookWriter:
         sol_pages, starts = paginate(sol_blocks, avail)
         hint_pages, hint_starts = paginate(self.hint_blocks(), avail)
         hint_pages = [page for page in hint_pages if page]
-        self.first_hint_page = self.first_puzzle_page + len(self.puzzles)
+        self.first_hint_page = self.first_puzzle_page + len(self.sheets)
         #: the page of each level of hints (1, 2, 3)
         self.hint_page = {level: self.first_hint_page + at for level, at in hint_starts.items()}
         self.first_solution_page = self.first_hint_page + len(hint_pages)
@@ -485,8 +516,11 @@ class BookWriter:
         self.grading_page()
         if self.info.example is not None:
             self.example_page(self.info.example)
-        for p in self.puzzles:
-            self.puzzle(p)
+        for sheet in self.sheets:
+            if len(sheet) == 1:
+                self.puzzle(sheet[0])
+            else:
+                self.puzzle_pair(sheet)
         for i, page in enumerate(hint_pages):
             self.begin_page()
             self.running_head("Hints" + (" (continued)" if i else ""),
@@ -953,14 +987,16 @@ class BookWriter:
         self.footer(p, patterns, top)
         self.end_page()
 
-    def footer(self, p: BookPuzzle, patterns: list[Pattern], top: float) -> None:
+    def footer(self, p: BookPuzzle, patterns: list[Pattern], top: float, bottom: float | None = None) -> None:
         """The legend of every pattern on the page (below ``top``, above the footer), the
-        cross-reference to the solution and the export name."""
+        cross-references to the hints and the solution, a box to tick and the export name,
+        on a line at ``bottom`` (the page's bottom margin unless given)."""
         c, k = self.c, self.k
-        footer_room = 34 * k
+        base = self.margin if bottom is None else bottom
+        footer_room = (34 if bottom is None else 16) * k
         legend = combined_legend_pattern(patterns)
         lh = legend_height(legend, self.names, self.cw, self.fs(6.5))
-        y_leg = max(self.margin + footer_room - 6 * k + lh, min(top, self.margin + footer_room + lh))
+        y_leg = max(base + footer_room - 6 * k + lh, min(top, base + footer_room + lh))
         draw_legend(c, legend, self.names, self.cx, y_leg, self.cw, self.fs(6.5))
         c.setFillColor(INK)
         c.setFont(FONT_BOLD, self.fs(8))
@@ -970,19 +1006,76 @@ class BookWriter:
         if p.hints is not None and self.hint_page:
             lo, hi = min(self.hint_page.values()), max(self.hint_page.values())
             ref = (f"Hints p. {lo}" if lo == hi else f"Hints pp. {lo}-{hi}") + " · " + ref
-        c.drawRightString(self.right, self.margin + 4 * k, ref)
+        c.drawRightString(self.right, base + 4 * k, ref)
         # a box to tick, and the export name
         box = self.fs(7)
         c.setStrokeColor(INK)
         c.setLineWidth(0.6)
-        c.rect(self.margin, self.margin + 3 * k, box, box, stroke=1, fill=0)
+        c.rect(self.margin, base + 3 * k, box, box, stroke=1, fill=0)
         c.setFillColor(INK)
         c.setFont(FONT, self.fs(7))
-        c.drawString(self.margin + box + 3 * k, self.margin + 4 * k, "solved")
+        c.drawString(self.margin + box + 3 * k, base + 4 * k, "solved")
         c.setFont(FONT, self.fs(6.5))
         c.setFillColor(SOFT)
-        c.drawString(self.margin + box + 6 * k + text_width("solved", FONT, self.fs(7)), self.margin + 4 * k,
+        c.drawString(self.margin + box + 6 * k + text_width("solved", FONT, self.fs(7)), base + 4 * k,
                      f"· rove book · {p.name}")
+
+    def puzzle_pair(self, pair: list[BookPuzzle]) -> None:
+        """Two Mission in N on one page, each in its half: title and stars, the task, the
+        layout beside the mission and the facts, the legend and the footer line."""
+        self.begin_page()
+        c, k = self.c, self.k
+        a, b = pair
+        self.running_head(f"Puzzles {a.number} and {b.number}", f"{a.title} · {b.title}")
+        top = self.H - self.margin - 10 * k
+        half = (top - self.margin) / 2
+        for i, p in enumerate(pair):
+            self.compact_puzzle(p, top - i * half, top - (i + 1) * half + (4 * k if i == 0 else 0))
+            if i == 0:
+                c.setStrokeColor(GRID_FAINT)
+                c.setLineWidth(0.8)
+                c.setDash(3, 2)
+                c.line(self.margin, top - half, self.right, top - half)
+                c.setDash()
+        self.end_page()
+
+    def compact_puzzle(self, p: BookPuzzle, top: float, bottom: float) -> None:
+        """A Mission in N between ``top`` and ``bottom`` (half a page)."""
+        c, pen, k = self.c, self.pen, self.k
+        pos = p.position
+        card = self.spec.card(pos.mission)
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD, self.fs(13))
+        c.drawString(self.margin, top - self.fs(13), f"{p.number}. {p.title}")
+        draw_stars(c, self.right, top - self.fs(13) * 0.62, 4.6 * k, p.stars)
+        top -= self.fs(13) * 1.7
+        top -= pen.para(self.task_text(p), self.margin, top, self.cw, size=self.fs(7.4), leading=1.3) + 5 * k
+        legend = combined_legend_pattern([card.mission.pattern])
+        room = top - (bottom + 22 * k + legend_height(legend, self.names, self.cw, self.fs(6.5)))
+        # the layout on the left, the mission and the facts on the right
+        lw = self.cw * 0.56
+        frame = Frame.around(list(pos.cells.values()), 1)
+        cell = min(26.0 * k, (lw - 8 * k) / (frame.cols + 0.6), room / (frame.rows + 0.6))
+        w, _ = layout_size(frame, cell, True)
+        draw_layout(c, pos.cells, pos.spent, frame, self.margin + (lw - w) / 2, top, cell)
+        rx = self.margin + lw + 8 * k
+        rw = self.right - rx
+        ph = min(room * 0.6, 86 * k)
+        self.panel(rx, top - ph, rw, ph, MISSION_ACCENT)
+        c.setFillColor(MISSION_ACCENT)
+        c.setFont(FONT_BOLD, self.fs(6.5))
+        c.drawString(rx + 5 * k, top - 10 * k, "MISSION")
+        c.setFont(FONT, self.fs(6.5))
+        c.drawRightString(rx + rw - 5 * k, top - 10 * k, card.id)
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD, self.fs(7.8))
+        c.drawString(rx + 5 * k, top - 20 * k, card.mission.title)
+        draw_pattern(c, card.mission.pattern, rx + rw / 2, top - 24 * k - (ph - 30 * k) / 2,
+                     rw - 12 * k, ph - 32 * k, max_cell=16 * k)
+        ft = top - ph - 5 * k
+        for runs in self.facts(p):
+            ft -= pen.rich(runs, rx, ft, rw, size=self.fs(7), leading=1.25) + 2 * k
+        self.footer(p, [card.mission.pattern], min(top - room, ft), bottom)
 
     def title_line(self, p: BookPuzzle) -> float:
         """Running head, title and stars; returns the top of what follows."""
