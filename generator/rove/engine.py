@@ -196,9 +196,6 @@ class Deck:
             CompiledPattern(c.movement.pattern, self.index) for c in spec.cards)
         self.missions_to_win = spec.missions_to_win
 
-    def with_rules(self, rules: Rules) -> Deck:
-        return Deck(self.spec, rules)
-
     @cached_property
     def move_dirs(self) -> tuple[tuple[tuple[tuple[str, int, str], ...], ...], ...]:
         """Per module and side: (kind, direction offset, direction name) for every arrow."""

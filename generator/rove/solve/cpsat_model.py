@@ -1107,9 +1107,6 @@ class RoveModel:
         if minimize:
             self.m.minimize(self.cost)
 
-    def cost_value(self, points: int, cards: int, abilities: int) -> int:
-        return self.w_point * points + self.w_card * cards + abilities
-
     # ------------------------------------------------------------------ decoding and hints
     def decode(self, solver: cp_model.CpSolver) -> list[Action]:
         """The plan of a solution, as engine actions."""
