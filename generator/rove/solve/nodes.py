@@ -28,7 +28,12 @@ class Budget:
 
     @classmethod
     def of(cls, time_limit: float | None, max_nodes: int | None) -> Budget:
-        """None means no limit; 0 means none at all (the answer is ``unknown`` at once)."""
+        """None means no limit; 0 means none at all (the answer is ``unknown`` at once).
+
+        No time at all is also no node at all, so that answer never depends on how soon
+        the clock is read."""
+        if time_limit == 0:
+            max_nodes = 0
         return cls(time.monotonic() + time_limit if time_limit is not None else float("inf"),
                    max_nodes if max_nodes is not None else 1 << 62)
 
