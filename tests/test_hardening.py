@@ -1,4 +1,4 @@
-"""Hostile input, faults and Ctrl-C (issue #16, docs/LIMITS.md), end to end through the CLI.
+"""Hostile input, faults and Ctrl-C (docs/LIMITS.md), end to end through the CLI.
 
 House rules: bad input gets a clear message naming the file (and line) and the fix, exit
 code 2, no traceback, nothing destroyed, nothing half-written; Ctrl-C stops with 130.

@@ -1,4 +1,4 @@
-"""The rules engine: ROVE play exactly as ROVE-RULINGS.md states it.
+"""The rules engine: ROVE play exactly as docs/RULES.md states it.
 
 This is the single source of truth.  The solvers generate moves with it and every
 plan they print is replayed through ``apply`` before it is shown.
@@ -822,7 +822,7 @@ def position_from_state(deck: Deck, s: State, template: Position) -> Position:
 
 
 def state_json(deck: Deck, s: State) -> dict[str, object]:
-    """The ``final`` object of ``rove replay --json`` (CONTRACT section 4)."""
+    """The ``final`` object of ``rove replay --json`` (docs/FORMATS.md)."""
     ids = deck.card_ids
     return {
         "cells": {c: list(unpack(s.cells[i])) for i, c in enumerate(deck.codes)},

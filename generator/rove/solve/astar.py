@@ -29,8 +29,8 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
     """A* for the cheapest plan that completes the current mission.
 
     With ``max_points`` only plans spending at most that many points count (None: a
-    proof that no such plan exists).  Returns (plan or None when proven impossible,
-    nodes expanded); raises Limit.
+    proof that no such plan exists).  Returns (plan or None when proven impossible, the
+    state the plan reaches or None, nodes expanded); raises Limit.
     """
     from . import core
 
