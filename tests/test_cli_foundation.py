@@ -273,3 +273,23 @@ def test_cli_does_not_import_heavy_libraries() -> None:
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_help_loads_no_yaml_and_no_rules() -> None:
+    """``rove --help`` needs the command line only: not PyYAML, the spec model or the
+    engine (bench/startup.py measures what that saves)."""
+    code = (
+        "import sys\n"
+        "import rove.cli\n"
+        "sys.argv = ['rove', '--help']\n"
+        "try:\n"
+        "    rove.cli.main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'ortools', 'reportlab')\n"
+        "                or m in ('rove.spec', 'rove.position', 'rove.engine'))\n"
+        "print(','.join(loaded), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "Usage" in proc.stdout, proc.stderr
+    assert proc.stderr.strip() == ""
