@@ -25,11 +25,11 @@ import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Final, Literal, cast
+from typing import Final, Literal
 
 from .actions import Action
 from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell
-from .position import Current, Position
+from .position import Current, Goal, Position
 from .rules import HAND_LIMIT, Rules
 from .spec import ANY, EMPTY, Ability, ArrowKind, Pattern, Spec
 
@@ -41,8 +41,6 @@ DIR_NAMES: tuple[str, ...] = tuple(d.name for d in DIRECTIONS)
 
 Status = Literal["playing", "won", "lost", "goal"]
 """Where a game stands: still playing, won, lost, or (``goal: mission``) its mission done."""
-Goal = Literal["game", "mission"]
-"""What a position asks for: win the game, or complete the current mission."""
 PLAYING: Final[Status] = "playing"
 WON: Final[Status] = "won"
 LOST: Final[Status] = "lost"
@@ -796,7 +794,7 @@ def state_from_position(deck: Deck, pos: Position) -> State:
         mission=ci[pos.mission],
         done=pos.missions_done,
         completed=tuple(ci[c] for c in pos.completed),
-        goal=cast(Goal, pos.goal),  # the position loader accepts only a Goal
+        goal=pos.goal,
     )
     return reveal_check(deck, s)
 

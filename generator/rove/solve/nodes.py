@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..actions import Action
 from ..engine import STRIDE, Deck, State, sensor_draws_left, successors, unpack
+
+Key = tuple[Any, ...]
+"""A state's canonical key (:func:`canonical_key`): what the searches' tables are keyed by."""
 
 
 class Limit(Exception):
@@ -46,7 +50,7 @@ class Budget:
             raise Limit
 
 
-def canonical_key(s: State, keep_piles: bool) -> tuple:
+def canonical_key(s: State, keep_piles: bool) -> Key:
     """State up to translation; hand as a set; piles only when a draw can still matter."""
     shift = translation(s)
     cells = tuple(c - shift for c in s.cells)
