@@ -43,7 +43,7 @@ EXAMPLES: dict[str, str] = {
     "rove book --count 6 --seed 1 -o book.pdf --export-dir book/": SLOW,
     "ls book/ book/specs/": SLOW,
     ".venv/bin/python bench/grading.py --count 200 --seed grading":
-        "a benchmark of several minutes; its figures are a measurement, not a contract",
+        "a benchmark: its figures are a measurement of the grader, not a promise of the command",
     "rove generate missions --count 7 --min-cost 2 --max-cost 5 --seed 2 -o output/new-missions.yaml": SLOW,
     "rove check standard --deals 10 --starts 0 --node-limit 50000":
         "the README abridges its tables ('...') and it ends with the seconds the run took",
