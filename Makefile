@@ -41,10 +41,14 @@ lint: setup
 	$(BIN)/ruff check generator tests bench
 	$(BIN)/mypy
 
-## The whole test suite: the core's own tests, the linters, then pytest on both cores.
+## The whole test suite: the core's own tests, the linters, then pytest on two worker
+## processes.  The compiled core must be built (the run's first line says it is);
+## ROVE_CORE=0 tests the pure-Python path instead.  worksteal hands tests out one by one
+## and lets an idle worker take queued ones from a busy one, so a file of long tests
+## no longer holds one worker while the other waits (loadfile did).
 test: setup browser lint
 	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 bench: setup
 	$(BIN)/python bench/engine.py

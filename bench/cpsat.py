@@ -5,7 +5,7 @@
                           [--bare 100] [--spec standard|variant|FILE] [--workers 1]
                           [--generate 3] [--gen-costs 2,5] [--gen-count 7]
 
-``--bare N`` instead takes N bare-budget mission puzzles, the issue #18 family:
+``--bare N`` instead takes N bare-budget mission puzzles:
 ``bare_budget_puzzle(spec, seed, spent=2 + seed % 5, budget=--bare-budget)`` for seeds
 0..N-1 (a deal advanced by random legal play, then modules spent at random until two to six
 are, a mission the layout does not match yet, 8 points and no cards).  ``--spec variant``
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the dealt hand (puzzles with cards to play)")
     ap.add_argument("--json", type=Path, default=None, help="save every record and the summary")
     ap.add_argument("--bare", type=int, default=0,
-                    help="this many bare-budget puzzles (issue #18's family) instead of --puzzles")
+                    help="this many bare-budget puzzles instead of --puzzles")
     ap.add_argument("--bare-budget", type=int, default=8, help="points of the bare-budget puzzles")
     ap.add_argument("--first", type=int, default=0, help="first seed")
     ap.add_argument("--spec", default="standard", help="standard, variant (new arrows) or a spec file")

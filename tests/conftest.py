@@ -10,13 +10,21 @@ turns them into positions, the command-line helpers.
 * ``runner`` (Typer's CliRunner) and ``rove_script()`` (the installed console script).
 
 Slow tests are marked ``@pytest.mark.slow``; pyproject.toml deselects them unless the
-run asks for them: ``pytest -m slow``.  (Import these names with ``from conftest import
-...``: pytest puts this folder on the path.)
+run asks for them: ``pytest -m slow``.
+
+The compiled search core (``rove._core``) is required: a run without it stops at once
+unless it asks for the pure-Python path with ``ROVE_CORE=0``, because the searches would
+otherwise fall back to Python silently and the differential tests would skip, so a
+broken build could pass.  The session's first line says which path runs.
+
+(Import these names with ``from conftest import ...``: pytest puts this folder on the path.)
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -32,6 +40,37 @@ from rove.spec import BUNDLED_DIR, Spec, load_spec
 
 STANDARD = BUNDLED_DIR / "standard.yaml"
 """The bundled deck's file."""
+
+
+# --------------------------------------------------------------------------- the compiled core
+
+_CORE_PATH = pytest.StashKey[str]()
+
+
+def core_path() -> str:
+    """Which search path this run tests, in words; a pytest.UsageError (the session
+    stops) when the compiled core is missing and the run did not ask for Python."""
+    if os.environ.get("ROVE_CORE", "1") == "0":
+        return "pure Python (ROVE_CORE=0)"
+    try:
+        compiled = importlib.import_module("rove._core")
+    except ImportError as exc:
+        raise pytest.UsageError(
+            f"the compiled search core rove._core is missing ({exc}); build it with `make setup`, "
+            "or run the pure-Python path on purpose with ROVE_CORE=0") from None
+    return f"compiled core ({Path(compiled.__file__ or '?').name})"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_CORE_PATH] = core_path()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """One line at the top of every run, even under -q (which hides report headers); an
+    xdist worker has no terminal of its own, so only the main process writes it."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not hasattr(session.config, "workerinput"):
+        reporter.write_line(f"rove search path: {session.config.stash[_CORE_PATH]}")
 
 
 @pytest.fixture(scope="session")

@@ -315,7 +315,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_pdf_text_holds_no_python_values(mixed: Path, made: Path, campaign_book: Path) -> None:
-    """Issue #15: a verified deal once said "the game solver examined False positions"."""
+    """No Python value leaks into the text: a verified deal once said "the game solver examined False positions"."""
     text = "\n".join(pdf_text(str(mixed / "book.pdf")))
     for title in ("Mission in", "Hand puzzle", "Verified deal", "Campaign of"):
         assert title in text, title  # every kind is in the book

@@ -259,6 +259,8 @@ def test_console_script_exit_codes_and_no_traceback(tmp_path: Path) -> None:
 
 
 def test_cli_does_not_import_heavy_libraries() -> None:
+    """Nor pydantic, which Typer 0.29 and later bring into every command that takes an
+    argument (pyproject.toml keeps Typer below it)."""
     code = (
         "import sys\n"
         "import rove.cli\n"
@@ -266,10 +268,30 @@ def test_cli_does_not_import_heavy_libraries() -> None:
         "r = CliRunner()\n"
         "assert r.invoke(rove.cli.app, ['validate', sys.argv[1]]).exit_code == 0\n"
         "assert r.invoke(rove.cli.app, ['deal', '--seed', '1']).exit_code == 0\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'reportlab'))\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'reportlab', 'pydantic'))\n"
         "print(','.join(heavy))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(STANDARD)], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_help_loads_no_yaml_and_no_rules() -> None:
+    """``rove --help`` needs the command line only: not PyYAML, the spec model or the
+    engine (bench/startup.py measures what that saves)."""
+    code = (
+        "import sys\n"
+        "import rove.cli\n"
+        "sys.argv = ['rove', '--help']\n"
+        "try:\n"
+        "    rove.cli.main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'ortools', 'reportlab')\n"
+        "                or m in ('rove.spec', 'rove.position', 'rove.engine'))\n"
+        "print(','.join(loaded), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "Usage" in proc.stdout, proc.stderr
+    assert proc.stderr.strip() == ""

@@ -228,16 +228,18 @@ def compare(pos: Position, budget: float = BUDGET) -> tuple[SolveResult, SolveRe
 
 
 #: seeds of random_mission_puzzle(standard, seed, max_budget=4) compared in the default run
-QUICK_SEEDS = range(0, 32)
+#: (about 16 s on one core; the slow run compares seeds 0-299 with the larger ``BUDGET``)
+QUICK_SEEDS = range(0, 8)
 #: CP-SAT's deterministic-time budget per puzzle there (the model alone, no search hint):
-#: all but seeds 16 and 24 (an unsolvable one whose proof takes about 35) need under 5
+#: each of these needs under 5 (of seeds 0-31 all but 16 and 24 do: 24 is an unsolvable one
+#: whose proof takes about 35)
 QUICK_BUDGET = 5.0
-#: of them, at least this many must be decided by both engines (30 are)
-QUICK_DECIDED = 30
+#: of them, at least this many must be decided by both engines (all 8 are, 2 unsolvable)
+QUICK_DECIDED = 8
 
 
 def test_random_puzzles_agree(standard: Spec) -> None:
-    """Both engines agree on seeded puzzles (about half a minute on one core).  The search
+    """Both engines agree on seeded puzzles.  The search
     decides them all; CP-SAT may run out of its budget (``unknown``, or the hint's plan
     not proven optimal), counted apart, but never claims what the search contradicts."""
     decided: dict[str, int] = {SOLVED: 0, UNSOLVABLE: 0}
@@ -284,16 +286,17 @@ def small(lab: Lab) -> Path:
 
 
 class TestGame:
-    def test_deals_agree_on_fewest_points(self, small: Path) -> None:
-        spec = load_spec(small)
-        for seed in range(2):
-            pos = deal(spec, seed, "impossible")
-            a = search(pos, optimal=True)
-            b = cpsat(pos, optimal=True)
-            assert a.status == b.status == SOLVED and a.optimal, (a, b)
-            assert b.optimal and b.stats["status"] == "OPTIMAL", b
-            assert a.points == b.points
-            verify_plan(pos, list(b.plan or ()))
+    # CP-SAT's proof of deal 0's optimum takes several times as long as deal 1's (35-75 s
+    # against 11 s, measured on a loaded machine): deal 0 is in the slow run
+    @pytest.mark.parametrize("seed", [pytest.param(0, marks=pytest.mark.slow), 1])
+    def test_deals_agree_on_fewest_points(self, small: Path, seed: int) -> None:
+        pos = deal(load_spec(small), seed, "impossible")
+        a = search(pos, optimal=True)
+        b = cpsat(pos, optimal=True)
+        assert a.status == b.status == SOLVED and a.optimal, (a, b)
+        assert b.optimal and b.stats["status"] == "OPTIMAL", b
+        assert a.points == b.points
+        verify_plan(pos, list(b.plan or ()))
 
     def test_recycling_game_agrees(self, lab: Lab, small: Path) -> None:
         # the draw pile is empty: every card drawn or revealed comes back through the

@@ -1,4 +1,4 @@
-"""Fuzzing the input loaders (issue #16): specs, positions and plans.
+"""Fuzzing the input loaders: specs, positions and plans.
 
 Random bytes, random YAML (and JSON) trees, and mutations of valid files (the bundled
 spec, a position from ``rove deal``, a plan from ``rove solve --json``: a line deleted or

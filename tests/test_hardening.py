@@ -1,4 +1,4 @@
-"""Hostile input, faults and Ctrl-C (issue #16, docs/LIMITS.md), end to end through the CLI.
+"""Hostile input, faults and Ctrl-C (docs/LIMITS.md), end to end through the CLI.
 
 House rules: bad input gets a clear message naming the file (and line) and the fix, exit
 code 2, no traceback, nothing destroyed, nothing half-written; Ctrl-C stops with 130.
@@ -11,7 +11,7 @@ import shutil
 import signal
 import stat
 import subprocess
-import time
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,17 +179,72 @@ def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _ctrl_c_after(seconds: float, args: list[str], timeout: float,
-                  ) -> tuple[subprocess.Popen[str], str, str]:
+# ``rove`` itself, with a hook that writes one line, "ready", to stderr once the work is
+# under way, so that a test interrupts it then and not after a guess of how long start-up
+# takes: "check" when the first deal starts, "cpsat" from inside CP-SAT's first search
+# (its first log line: the search is running, so stopping it is possible).
+_LAUNCH_WITH_READY_LINE = """
+import sys
+
+hook, sys.argv = sys.argv[1], ["rove", *sys.argv[2:]]
+said = []
+
+
+def ready(*_):
+    if not said:
+        said.append(True)
+        print("ready", file=sys.stderr, flush=True)
+
+
+if hook == "check":
+    import rove.check.run as where
+
+    inner = where._deal_task
+
+    def hooked(*args, **kw):
+        ready()
+        return inner(*args, **kw)
+
+    where._deal_task = hooked
+else:
+    import rove.solve.cpsat as where
+
+    inner = where.solve_interruptibly
+
+    def hooked(solver, model):
+        solver.parameters.log_search_progress = True
+        solver.parameters.log_to_stdout = False
+        solver.log_callback = ready
+        return inner(solver, model)
+
+    where.solve_interruptibly = hooked
+
+from rove.cli import main
+
+main()
+"""
+
+
+def _ctrl_c_when_ready(hook: str, args: list[str], timeout: float,
+                       ) -> tuple[subprocess.Popen[str], str, str]:
     """Run ``rove ARGS`` as a terminal runs a job (its own process group, Ctrl-C
-    deliverable), send the group a SIGINT after ``seconds``, and wait for the end:
-    (process, stdout, stderr)."""
-    proc = subprocess.Popen([rove_script(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, preexec_fn=_sigint_default)
-    time.sleep(seconds)
+    deliverable), send the group a SIGINT once it says "ready" (``_LAUNCH_WITH_READY_LINE``,
+    ``hook`` "check" or "cpsat"), and wait for the end: (process, stdout, stderr without
+    the ready line)."""
+    proc = subprocess.Popen([sys.executable, "-c", _LAUNCH_WITH_READY_LINE, hook, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=_sigint_default)
+    assert proc.stderr is not None
+    seen = b""  # read unbuffered, so that communicate() below gets every later byte
+    while not seen.endswith(b"ready\n"):
+        byte = os.read(proc.stderr.fileno(), 1)
+        if not byte:
+            out, err = proc.communicate(timeout=timeout)
+            raise AssertionError(f"ended (exit {proc.returncode}) before it was ready: {seen.decode()}{err}")
+        seen += byte
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=timeout)
-    return proc, out, err
+    return proc, out, seen.decode().removesuffix("ready\n") + err
 
 
 def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path, ctrl_c_reaches_python: None) -> None:
@@ -453,7 +508,7 @@ def test_ctrl_c_in_a_command_exits_130(runner: CliRunner, monkeypatch) -> None:
 
 def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     """A real SIGINT to the process group (what the terminal sends) mid-run."""
-    proc, _, err = _ctrl_c_after(4, ["check", "standard", "--deals", "100000", "--jobs", "1",
+    proc, _, err = _ctrl_c_when_ready("check", ["check", "standard", "--deals", "100000", "--jobs", "1",
                                      "--starts", "0", "--report", str(tmp_path / "r.pdf")], timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
@@ -470,7 +525,7 @@ def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
 
     path = tmp_path / "puzzle.yaml"
     path.write_text(HARD, encoding="utf-8")
-    proc, out, err = _ctrl_c_after(4, ["solve", str(path), "--engine", "cpsat"], timeout=300)
+    proc, out, err = _ctrl_c_when_ready("cpsat", ["solve", str(path), "--engine", "cpsat"], timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "terminate called" not in err and "interrupted" in err
     assert "solved" not in out

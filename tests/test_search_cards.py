@@ -94,7 +94,9 @@ def built_position(spec_path: Path, seed: int) -> Position:
     return parse_position(json.dumps(data), f"<seed {seed}>", None)
 
 
-@pytest.mark.parametrize("start", range(0, 400, 100))
+# the first hundred seeds in the default run (about 35 s on one core), all four hundred in
+# the slow one
+@pytest.mark.parametrize("start", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in (100, 200, 300))])
 def test_astar_agrees_with_baseline_on_card_corners(spec_path: Path, start: int) -> None:
     mismatches = []
     decided = 0
@@ -150,7 +152,11 @@ def winnable_by_walk(deck: Deck, start: State, limit: int = 300_000) -> bool | N
     return False
 
 
-def test_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
+# deals 0-44 exercise every verdict of both searches (about 20 s on one core); the slow run
+# takes deals 45-299 (a few minutes)
+@pytest.mark.parametrize("seeds", [range(0, 45), pytest.param(range(45, 300), marks=pytest.mark.slow)],
+                         ids=["0-44", "45-299"])
+def test_game_searches_agree_with_a_full_walk(tmp_path: Path, seeds: range) -> None:
     """Whole deals of a three-module deck at every difficulty.  Each of the two searches
     the portfolio runs, on its own (on a deck this small the greedy dive alone would
     decide everything), gives the walk's verdict: the greedy dive through every action,
@@ -166,7 +172,7 @@ def test_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
     spec = load_spec(path)
     wrong = []
     decided: dict[str, set[bool]] = {"run": set(), "win_from": set()}
-    for seed in range(300):
+    for seed in seeds:
         p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
         deck = Deck(spec, p.rules)
         start = state_from_position(deck, p)

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from .errors import InputError
 from .grid import DIRECTION_BY_NAME
@@ -19,7 +19,6 @@ from .grid import DIRECTION_BY_NAME
 Cell = tuple[int, int]
 Act = Literal["play", "move", "ability"]
 """The kind of a plan step (the ``act`` of its JSON object)."""
-ACTS: tuple[Act, ...] = get_args(Act)
 
 #: The longest plan a file may hold: a whole game takes a few hundred actions at most.
 MAX_PLAN_ACTIONS = 100_000

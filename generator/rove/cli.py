@@ -1,4 +1,4 @@
-"""The `rove` command line (CONTRACT section 4): a thin layer over library functions.
+"""The `rove` command line (docs/FORMATS.md, "Commands"): a thin layer over library functions.
 
 Heavy libraries (OR-Tools, ReportLab) are imported inside the commands that use
 them, so ``rove --help`` and ``rove validate`` start fast.
@@ -128,7 +128,7 @@ def spec_input(spec_arg: str) -> Path:
 
 def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
     """How a written position names its spec: bundled names stay names, paths are made
-    relative to the folder of the file being written (CONTRACT: paths inside files)."""
+    relative to the folder of the file being written (docs/FORMATS.md, "Paths inside files")."""
     from .spec import BUNDLED_DIR, resolve_spec_ref
 
     path = resolve_spec_ref(spec_arg)

@@ -1,4 +1,4 @@
-"""The rules engine: ROVE play exactly as ROVE-RULINGS.md states it.
+"""The rules engine: ROVE play exactly as docs/RULES.md states it.
 
 This is the single source of truth.  The solvers generate moves with it and every
 plan they print is replayed through ``apply`` before it is shown.
@@ -25,11 +25,11 @@ import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Final, Literal, cast
+from typing import Final, Literal
 
 from .actions import Action
 from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell
-from .position import Current, Position
+from .position import Current, Goal, Position
 from .rules import HAND_LIMIT, Rules
 from .spec import ANY, EMPTY, Ability, ArrowKind, Pattern, Spec
 
@@ -41,8 +41,6 @@ DIR_NAMES: tuple[str, ...] = tuple(d.name for d in DIRECTIONS)
 
 Status = Literal["playing", "won", "lost", "goal"]
 """Where a game stands: still playing, won, lost, or (``goal: mission``) its mission done."""
-Goal = Literal["game", "mission"]
-"""What a position asks for: win the game, or complete the current mission."""
 PLAYING: Final[Status] = "playing"
 WON: Final[Status] = "won"
 LOST: Final[Status] = "lost"
@@ -195,9 +193,6 @@ class Deck:
         self.move_pat: tuple[CompiledPattern, ...] = tuple(
             CompiledPattern(c.movement.pattern, self.index) for c in spec.cards)
         self.missions_to_win = spec.missions_to_win
-
-    def with_rules(self, rules: Rules) -> Deck:
-        return Deck(self.spec, rules)
 
     @cached_property
     def move_dirs(self) -> tuple[tuple[tuple[tuple[str, int, str], ...], ...], ...]:
@@ -541,6 +536,18 @@ def _take(deck: Deck, draw: tuple[int, ...], discard: tuple[int, ...],
     return card, draw, discard
 
 
+def _draw_one(deck: Deck, s: State) -> State | None:
+    """``s`` with the top card drawn into the hand ("draw 1": after a completion and on a
+    Sensor use), or None when nothing is drawn: the hand is at its limit or neither pile
+    holds a card (the callers differ in what they do then)."""
+    if len(s.hand) >= HAND_LIMIT:
+        return None
+    c, draw, discard = _take(deck, s.draw, s.discard)
+    if c < 0:
+        return None
+    return replace(s, hand=s.hand + (c,), draw=draw, discard=discard)
+
+
 def _discard_current(s: State) -> State:
     if s.card >= 0:  # hot (every move that spends a card's last point): no ``replace``
         return State(s.cells, s.spent, s.hand, s.draw, s.discard + (s.card,), -1, 0,
@@ -562,10 +569,7 @@ def _complete(deck: Deck, s: State) -> State:
         if nxt < 0:
             return replace(s, mission=-1, status=LOST, draw=draw, discard=discard)
         s = replace(s, mission=nxt, draw=draw, discard=discard)
-        if len(s.hand) < HAND_LIMIT:
-            c, draw, discard = _take(deck, s.draw, s.discard)
-            if c >= 0:
-                s = replace(s, hand=s.hand + (c,), draw=draw, discard=discard)
+        s = _draw_one(deck, s) or s
         if not (deck.rules.auto_complete_on_reveal and deck.mission_pat[s.mission].matches(s.cells)):
             return s
 
@@ -646,29 +650,51 @@ def _ability(deck: Deck, s: State, a: Action) -> State:
         if deck.modules[g].ability != "gripper":
             raise IllegalAction(f"only Gripper uses 'via'; {a.module} is {deck.modules[g].ability}")
         actor = _module(deck, a.via)
-        if actor == g:
-            raise IllegalAction(f"{a.module} cannot trigger itself")
-        if deck.modules[actor].ability == "gripper":
-            raise IllegalAction("a Gripper never triggers another Gripper")
-        if not _adjacent(s.cells[g], s.cells[actor]):
-            raise IllegalAction(f"{a.via} is not next to {a.module}")
-        if deck.rules.gripper_target == "active_only" and s.is_spent(actor):
-            raise IllegalAction(f"{a.via} is spent (rule gripper_target: active_only)")
+        refusal = gripper_refusal(deck, s.cells, s.spent, g, actor)
+        if refusal is not None:
+            raise IllegalAction(_GRIPPER_REFUSALS[refusal].format(gripper=a.module, target=a.via))
     elif deck.modules[g].ability == "gripper":
         raise IllegalAction(f"{a.module}'s ability needs 'via': the adjacent module to trigger")
     new = ability_result(deck, s.cells, actor, a)
     if new is None:  # sensor
         s = replace(s, spent=spent)
-        if len(s.hand) < HAND_LIMIT:
-            c, draw, discard = _take(deck, s.draw, s.discard)
-            if c >= 0:
-                s = replace(s, hand=s.hand + (c,), draw=draw, discard=discard)
-        return s
+        return _draw_one(deck, s) or s
     return s.with_layout(new, spent, s.points)
 
 
 def _adjacent(a: int, b: int) -> bool:
     return a != b and (b - a) in NB
+
+
+GripperRefusal = Literal["itself", "gripper", "apart", "spent"]
+"""Why a Gripper may not trigger a module (:func:`gripper_refusal`)."""
+
+_GRIPPER_REFUSALS: Final[dict[GripperRefusal, str]] = {
+    "itself": "{gripper} cannot trigger itself",
+    "gripper": "a Gripper never triggers another Gripper",
+    "apart": "{target} is not next to {gripper}",
+    "spent": "{target} is spent (rule gripper_target: active_only)",
+}
+
+
+def gripper_may_target(deck: Deck, g: int, t: int) -> bool:
+    """Whether Gripper ``g`` may trigger module ``t`` on some layout: another module that
+    is not a Gripper itself (the part of :func:`gripper_refusal` that no state changes,
+    for the CP-SAT model, which decides adjacency and spent sides in its variables)."""
+    return t != g and deck.modules[t].ability != "gripper"
+
+
+def gripper_refusal(deck: Deck, cells: tuple[int, ...], spent: int, g: int, t: int) -> GripperRefusal | None:
+    """Why Gripper ``g`` may not trigger module ``t`` on this layout and spent set, or None
+    when it may: the one statement of the rule, for validation (``apply``, which names
+    the reason) and generation (``ability_uses``) alike."""
+    if not gripper_may_target(deck, g, t):
+        return "itself" if t == g else "gripper"
+    if not _adjacent(cells[g], cells[t]):
+        return "apart"
+    if deck.rules.gripper_target == "active_only" and spent >> t & 1:
+        return "spent"
+    return None
 
 
 # --------------------------------------------------------------------------- generation
@@ -690,9 +716,7 @@ def ability_uses(deck: Deck, s: State, include_noops: bool = False,
         spent = s.spent | (1 << g)
         mod = deck.modules[g]
         if mod.ability == "gripper":
-            actors = [t for t in range(deck.n) if t != g and _adjacent(cells[g], cells[t])
-                      and deck.modules[t].ability != "gripper"
-                      and not (deck.rules.gripper_target == "active_only" and s.spent >> t & 1)]
+            actors = [t for t in range(deck.n) if gripper_refusal(deck, cells, s.spent, g, t) is None]
         else:
             actors = [g]
         for actor in actors:
@@ -700,14 +724,12 @@ def ability_uses(deck: Deck, s: State, include_noops: bool = False,
                 if actor != g:
                     act = replace(act, module=deck.codes[g], via=deck.codes[actor])
                 if new is None:
-                    if len(s.hand) < HAND_LIMIT:
-                        c, draw, discard = _take(deck, s.draw, s.discard)
-                        if c >= 0:
-                            yield act, replace(s, spent=spent, hand=s.hand + (c,), draw=draw,
-                                               discard=discard)
-                            continue
-                    if include_noops or mod.flip_matters:
-                        yield act, replace(s, spent=spent)
+                    flipped = s.with_layout(cells, spent, s.points)
+                    drawn = _draw_one(deck, flipped)
+                    if drawn is not None:
+                        yield act, drawn
+                    elif include_noops or mod.flip_matters:
+                        yield act, flipped
                     continue
                 if new == cells and not (include_noops or mod.flip_matters):
                     continue
@@ -772,7 +794,7 @@ def state_from_position(deck: Deck, pos: Position) -> State:
         mission=ci[pos.mission],
         done=pos.missions_done,
         completed=tuple(ci[c] for c in pos.completed),
-        goal=cast(Goal, pos.goal),  # the position loader accepts only a Goal
+        goal=pos.goal,
     )
     return reveal_check(deck, s)
 
@@ -798,7 +820,7 @@ def position_from_state(deck: Deck, s: State, template: Position) -> Position:
 
 
 def state_json(deck: Deck, s: State) -> dict[str, object]:
-    """The ``final`` object of ``rove replay --json`` (CONTRACT section 4)."""
+    """The ``final`` object of ``rove replay --json`` (docs/FORMATS.md)."""
     ids = deck.card_ids
     return {
         "cells": {c: list(unpack(s.cells[i])) for i, c in enumerate(deck.codes)},

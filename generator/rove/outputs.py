@@ -23,7 +23,6 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import InputError
-from .yamlio import file_kind
 
 
 def _refuse(path: Path | str, message: str) -> InputError:
@@ -43,7 +42,11 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _kind(mode: int) -> str:
-    return "a file" if stat.S_ISREG(mode) else file_kind(mode)
+    if stat.S_ISREG(mode):
+        return "a file"
+    from .yamlio import file_kind  # here, not at the top: yamlio loads PyYAML, which `rove --help` never needs
+
+    return file_kind(mode)
 
 
 def check_output(path: Path, option: str, *, folder: bool = False,

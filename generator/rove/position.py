@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 from .errors import InputError, Problems
 from .grid import Cell, GridTextError, connected, format_grid, grid_rows
@@ -21,7 +21,9 @@ from .yamlio import LineDict, load_yaml_file, load_yaml_text, yaml_scalar
 POSITION_FORMAT = "rove-position/1"
 MAX_BUDGET = 1000
 """Most points a position's current card or bare budget may hold (docs/LIMITS.md)."""
-GOALS = ("game", "mission")
+Goal = Literal["game", "mission"]
+"""What a position asks for: win the game, or complete the current mission."""
+GOALS: tuple[Goal, ...] = get_args(Goal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,7 @@ class Position:
     spec: Spec
     layout: tuple[tuple[str, Cell], ...]
     mission: str
-    goal: str = "game"
+    goal: Goal = "game"
     spent: frozenset[str] = frozenset()
     missions_done: int = 0
     hand: tuple[str, ...] = ()
@@ -130,7 +132,7 @@ def position_from_data(data: Any, path: str, base_dir: Path) -> Position:
     rules = _read_rules(data, probs)
     probs.raise_if_any()
     assert hand is not None and draw is not None and discard is not None and completed is not None
-    return Position(spec=spec, layout=Position.layout_of(cells), mission=mission, goal=goal,
+    return Position(spec=spec, layout=Position.layout_of(cells), mission=mission, goal=cast(Goal, goal),
                     spent=spent, missions_done=done, hand=hand, draw=draw, discard=discard,
                     current=current, rules=rules, completed=completed, spec_ref=spec_ref)
 

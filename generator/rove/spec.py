@@ -58,9 +58,6 @@ class Arrow:
     kind: ArrowKind
     dirs: tuple[Direction, ...]
 
-    def to_yaml(self) -> dict[str, Any]:
-        return {"kind": self.kind, "dirs": [d.name for d in self.dirs]}
-
 
 @dataclass(frozen=True, slots=True)
 class Pattern:

@@ -40,7 +40,12 @@ def _spec(path: str, fingerprint: str) -> Spec:
     return spec
 
 
-def run_task(task: tuple) -> dict[str, Any]:
+Task = tuple[Any, ...]
+"""One unit of work for an executor: its kind ("starts", "deal" or "expert"), then the
+arguments of the function that runs it (plain values, so that it pickles)."""
+
+
+def run_task(task: Task) -> dict[str, Any]:
     """Run one task in whatever process it lands in (pure: same task, same result,
     apart from ``seconds``)."""
     kind = task[0]
@@ -159,7 +164,7 @@ def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tupl
             "seconds": time.monotonic() - t0}
 
 
-def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tuple[str, ...]]]:
+def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
     """The task list of a run: start arrangements first, then the thoughtful deals by
     difficulty, then the expert's (the same deals).
 
@@ -170,7 +175,7 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[tuple], list[tup
     path = str(Path(spec.path).resolve())
     fp = spec_fingerprint(spec)
     arrangements = start_arrangements(spec, options.starts, options.seed)
-    tasks: list[tuple] = [("starts", path, fp, i, arr, options.mission_node_limit,
+    tasks: list[Task] = [("starts", path, fp, i, arr, options.mission_node_limit,
                            options.time_limit) for i, arr in enumerate(arrangements)]
     if "thoughtful" in options.players:
         for diff in options.difficulties:
@@ -205,7 +210,7 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
     return report
 
 
-def _run_tasks(tasks: list[tuple], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
+def _run_tasks(tasks: list[Task], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
     """The tasks' results in task order, whatever order they finish in; progress by group
     (``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
     groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else f"{t[5]} expert"

@@ -15,22 +15,28 @@ from dataclasses import replace
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, State, apply, pack, sensor_draws_left, unpack
 from .heuristic import Heuristic
-from .nodes import Budget, canonical_key, translation, useful_successors
+from .nodes import Budget, Key, canonical_key, translation, useful_successors
+from .result import MissionPlan, MissionSolution
+
+#: A* frontier entries: (f, -points so far, insertion order, state, g), where f and g are
+#: (points, cards, abilities) and the order breaks ties first in, first out
+_Entry = tuple[tuple[int, int, int], int, int, State, tuple[int, int, int]]
 
 
 def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
-                  ) -> tuple[list[Action] | None, int]:
+                  ) -> MissionPlan:
+    """:func:`solve_mission_state` without the state the plan reaches."""
     plan, _, nodes = solve_mission_state(deck, start, budget, max_points)
-    return plan, nodes
+    return MissionPlan(plan, nodes)
 
 
 def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
-                        ) -> tuple[list[Action] | None, State | None, int]:
+                        ) -> MissionSolution:
     """A* for the cheapest plan that completes the current mission.
 
     With ``max_points`` only plans spending at most that many points count (None: a
-    proof that no such plan exists).  Returns (plan or None when proven impossible,
-    nodes expanded); raises Limit.
+    proof that no such plan exists).  Returns the plan (None when proven impossible),
+    the state it reaches and the nodes expanded; raises Limit.
     """
     from . import core
 
@@ -38,39 +44,39 @@ def solve_mission_state(deck: Deck, start: State, budget: Budget, max_points: in
         nodes0 = budget.nodes
         steps = core.solve_mission_steps(deck, start, budget, max_points)
         if steps is None:
-            return None, None, budget.nodes - nodes0
+            return MissionSolution(None, None, budget.nodes - nodes0)
         plan, goal_state = rebase(deck, start, steps)
-        return plan, goal_state, budget.nodes - nodes0
+        return MissionSolution(plan, goal_state, budget.nodes - nodes0)
     return solve_mission_python(deck, start, budget, max_points)
 
 
 def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
-                         ) -> tuple[list[Action] | None, State | None, int]:
+                         ) -> MissionSolution:
     """The pure-Python A* (the compiled core runs the same algorithm): the reference
     the core is tested against and the path ``ROVE_CORE=0`` selects."""
     cap = float("inf") if max_points is None else max_points
     if start.status in (GOAL, WON):
-        return [], start, 0
+        return MissionSolution([], start, 0)
     if start.status != PLAYING:
-        return None, None, 0
+        return MissionSolution(None, None, 0)
     done0 = start.done
     h = Heuristic(deck)
     may_draw = sensor_draws_left(deck, start.spent) > 0
     counter = itertools.count()
     h0, a0 = h.estimate(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
-        return None, None, 0
-    open_: list = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0))]
+        return MissionSolution(None, None, 0)
+    open_: list[_Entry] = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0))]
     # key -> (parent key, action, the parent's translation when the action was made):
     # translated copies of a state share a key, so actions with cells are re-based
     # when the plan is rebuilt
-    parents: dict[tuple, tuple[tuple | None, Action | None, int]] = {}
-    best_g: dict[tuple, tuple[int, int, int]] = {}
+    parents: dict[Key, tuple[Key | None, Action | None, int]] = {}
+    best_g: dict[Key, tuple[int, int, int]] = {}
     k0 = canonical_key(start, may_draw)
     best_g[k0] = (0, 0, 0)
     parents[k0] = (None, None, 0)
     incumbent: tuple[int, int, int] | None = None
-    goal_parent: tuple | None = None
+    goal_parent: Key | None = None
     goal_action: Action | None = None
     goal_state: State | None = None
     goal_shift = 0
@@ -108,7 +114,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
             parents[k2] = (key, a, translation(s))
             heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2))
     if incumbent is None:
-        return None, None, expanded
+        return MissionSolution(None, None, expanded)
     steps: list[tuple[Action, int]] = [(goal_action, goal_shift)]  # type: ignore[list-item]
     k = goal_parent
     while k is not None:
@@ -118,7 +124,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
         k = pk
     steps.reverse()
     plan, goal_state = rebase(deck, start, steps)
-    return plan, goal_state, expanded
+    return MissionSolution(plan, goal_state, expanded)
 
 
 def rebase(deck: Deck, start: State, steps: list[tuple[Action, int]]) -> tuple[list[Action], State]:

@@ -12,15 +12,16 @@ import itertools
 from ..actions import Action
 from ..engine import GOAL, LOST, WON, Deck, State, successors
 from .nodes import Budget
+from .result import MissionPlan
 
 
-def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Action] | None, int]:
+def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> MissionPlan:
     """The plain baseline: uniform-cost search on (points, cards, abilities) with no
     heuristic, no canonical keys and no pruning beyond exact duplicates."""
     if start.status in (GOAL, WON):
-        return [], 0
+        return MissionPlan([], 0)
     counter = itertools.count()
-    open_: list = [((0, 0, 0), next(counter), start, [])]
+    open_: list[tuple[tuple[int, int, int], int, State, list[Action]]] = [((0, 0, 0), next(counter), start, [])]
     seen: dict[State, tuple[int, int, int]] = {start: (0, 0, 0)}
     expanded = 0
     while open_:
@@ -28,7 +29,7 @@ def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Ac
         if seen.get(s, g) < g:
             continue
         if s.status in (GOAL, WON):
-            return plan, expanded
+            return MissionPlan(plan, expanded)
         budget.tick()
         expanded += 1
         for a, s2 in successors(deck, s):
@@ -40,4 +41,4 @@ def solve_mission_bfs(deck: Deck, start: State, budget: Budget) -> tuple[list[Ac
                 continue
             seen[s2] = g2
             heapq.heappush(open_, (g2, next(counter), s2, plan + [a]))
-    return None, expanded
+    return MissionPlan(None, expanded)

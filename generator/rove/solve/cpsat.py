@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Protocol
 
 from ..actions import Action
 from ..engine import (
@@ -67,9 +67,17 @@ from ..engine import (
 from ..errors import SolverBug
 from ..position import Position
 from ..replay import states_along, verify_plan
-from .result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult, plan_cost
+from .result import SOLVED, UNKNOWN, UNSOLVABLE, Engine, SolveResult, Status, plan_cost
 
-ENGINE = "cpsat"
+ENGINE: Final[Engine] = "cpsat"
+
+
+class _Answer(Protocol):
+    """How the two halves of a solve report: a checked :class:`SolveResult` from a status,
+    a plan (replayed before it is returned) and the rest (``solve_cpsat``'s ``result``)."""
+
+    def __call__(self, status: Status, plan: list[Action] | None = None, is_optimal: bool = False,
+                 reason: str = "", stats: dict[str, Any] | None = None) -> SolveResult: ...
 SEED = 20240605
 WORKERS = 2
 SUBSOLVERS = ("no_lp", "objective_lb_search_no_lp")
@@ -197,7 +205,7 @@ def solve_cpsat(pos: Position, time_limit: float | None = None, optimal: bool = 
     start = state_from_position(deck, pos)
     rules = pos.rules.to_dict()
 
-    def result(status: str, plan: list[Action] | None = None, is_optimal: bool = False,
+    def result(status: Status, plan: list[Action] | None = None, is_optimal: bool = False,
                reason: str = "", stats: dict[str, Any] | None = None) -> SolveResult:
         if plan is not None:
             verify_plan(pos, plan, deck)
@@ -321,7 +329,7 @@ def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
 
 
 def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hint: bool,
-                   hint_nodes: int | None, seed: int, log: bool, result: Any) -> SolveResult:
+                   hint_nodes: int | None, seed: int, log: bool, result: _Answer) -> SolveResult:
     """Optimal plan for the mission, by iterative deepening on the move budget: the model
     for ``p = 0, 1, 2, ...`` admits every plan with at most ``p`` moves (horizon ``p`` +
     plays + abilities); the first ``p`` that is feasible is the optimal number of points
@@ -429,7 +437,7 @@ def game_bounds(deck: Deck, s: State) -> Bounds:
 
 
 def _solve_game(pos: Position, deck: Deck, start: State, budget: _Budget, optimal: bool,
-                seed: int, log: bool, result: Any) -> SolveResult:
+                seed: int, log: bool, result: _Answer) -> SolveResult:
     """A whole game over a horizon that holds every winning plan, so INFEASIBLE proves the
     deal unwinnable.  Practical only for small custom specs (few modules and cards)."""
     from ortools.sat.python import cp_model

@@ -93,7 +93,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from ..actions import Action
-from ..engine import DIR_NAMES, Deck, State, unpack
+from ..engine import DIR_NAMES, Deck, State, gripper_may_target, unpack
 from ..errors import SolverBug
 from ..grid import DIRECTION_BY_NAME
 from ..rules import HAND_LIMIT
@@ -637,7 +637,7 @@ class RoveModel:
         actor_uses: dict[int, list[Lit]] = {}
         for g in self.flippers:
             if self.ability[g] == "gripper":
-                actors = [a for a in range(n) if a != g and self.ability[a] != "gripper"
+                actors = [a for a in range(n) if gripper_may_target(deck, g, a)
                           and not (active_only and self.spent[0][a] is True)]
             else:
                 actors = [g]
@@ -1106,9 +1106,6 @@ class RoveModel:
         self.cost = self.w_point * self.n_moves + self.w_card * self.n_plays + self.n_uses
         if minimize:
             self.m.minimize(self.cost)
-
-    def cost_value(self, points: int, cards: int, abilities: int) -> int:
-        return self.w_point * points + self.w_card * cards + abilities
 
     # ------------------------------------------------------------------ decoding and hints
     def decode(self, solver: cp_model.CpSolver) -> list[Action]:

@@ -77,7 +77,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final, Literal
 
 from ..actions import Action
 from ..engine import LOST, PLAYING, WON, Deck, IllegalAction, State, apply
@@ -93,16 +93,24 @@ SEARCH_SHARE = 3  # the main mission search gets at most this fraction (1/3) of 
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
 MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
 
-WON_, LOST_ = "won", "lost"
-STUCK, BUDGET, NO_MISSION = "stuck", "budget", "no_mission"
+Outcome = Literal["won", "lost"]
+"""How an expert game ended (it always ends)."""
+LossReason = Literal["stuck", "budget", "no_mission"]
+"""Why an expert game was lost: no plan and no gamble left, a node limit hit, or no mission
+left to reveal (the engine lost it)."""
+WON_: Final[Outcome] = "won"
+LOST_: Final[Outcome] = "lost"
+STUCK: Final[LossReason] = "stuck"
+BUDGET: Final[LossReason] = "budget"
+NO_MISSION: Final[LossReason] = "no_mission"
 
 
 @dataclass(frozen=True)
 class ExpertResult:
     """One expert game: how it ended, the plan it played, and what it cost."""
 
-    status: str  # "won" or "lost"
-    reason: str | None  # None when won; "stuck", "budget" or "no_mission"
+    status: Outcome
+    reason: LossReason | None  # None when won
     plan: tuple[Action, ...]
     done: int  # missions completed
     failed_mission: int | None  # the card index of the mission it failed (None: won or no mission)
@@ -257,7 +265,7 @@ def _draw_gamble(deck: Deck, s: State) -> Action | None:
 
 
 def decide(deck: Deck, s: State, budget: _Budget,
-           ) -> tuple[list[Action] | None, str | None, State]:
+           ) -> tuple[list[Action] | None, LossReason | None, State]:
     """The completion the expert plays from the real state ``s`` (it looks only at
     ``known_view(s)``): (plan, None, view), or (None, why not, view)."""
     v = known_view(s)
@@ -315,7 +323,7 @@ def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
     plan: list[Action] = []
     pending: list[tuple[Action, State | None]] = []
     decisions = replans = 0
-    reason: str | None = None
+    reason: LossReason | None = None
     while s.status == PLAYING:
         if len(plan) >= MAX_STEPS:
             reason = BUDGET

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..actions import Action
 from ..engine import STRIDE, Deck, State, sensor_draws_left, successors, unpack
+
+Key = tuple[Any, ...]
+"""A state's canonical key (:func:`canonical_key`): what the searches' tables are keyed by."""
 
 
 class Limit(Exception):
@@ -28,7 +32,12 @@ class Budget:
 
     @classmethod
     def of(cls, time_limit: float | None, max_nodes: int | None) -> Budget:
-        """None means no limit; 0 means none at all (the answer is ``unknown`` at once)."""
+        """None means no limit; 0 means none at all (the answer is ``unknown`` at once).
+
+        No time at all is also no node at all, so that answer never depends on how soon
+        the clock is read."""
+        if time_limit == 0:
+            max_nodes = 0
         return cls(time.monotonic() + time_limit if time_limit is not None else float("inf"),
                    max_nodes if max_nodes is not None else 1 << 62)
 
@@ -41,7 +50,7 @@ class Budget:
             raise Limit
 
 
-def canonical_key(s: State, keep_piles: bool) -> tuple:
+def canonical_key(s: State, keep_piles: bool) -> Key:
     """State up to translation; hand as a set; piles only when a draw can still matter."""
     shift = translation(s)
     cells = tuple(c - shift for c in s.cells)

@@ -3,11 +3,45 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ..actions import Action
+from ..position import Goal
 
-SOLVED, UNSOLVABLE, UNKNOWN = "solved", "unsolvable", "unknown"
+if TYPE_CHECKING:
+    from ..engine import State
+
+Status = Literal["solved", "unsolvable", "unknown"]
+"""A solver's answer: a plan the engine replayed, a proof that none exists, or a limit hit."""
+SOLVED: Final[Status] = "solved"
+UNSOLVABLE: Final[Status] = "unsolvable"
+UNKNOWN: Final[Status] = "unknown"
+Engine = Literal["search", "cpsat"]
+"""Which solver answered."""
+
+
+class MissionPlan(NamedTuple):
+    """A mission search's answer: the cheapest plan (None: proven impossible) and the
+    nodes it expanded."""
+
+    plan: list[Action] | None
+    nodes: int
+
+
+class MissionSolution(NamedTuple):
+    """A mission search's answer with the state its plan reaches (None with no plan)."""
+
+    plan: list[Action] | None
+    state: State | None
+    nodes: int
+
+
+class GamePlan(NamedTuple):
+    """A whole-deal search's answer: a winning plan (None: proven unwinnable) and whether
+    it is proven the cheapest in points (only an ``optimal`` search proves that)."""
+
+    plan: list[Action] | None
+    optimal: bool
 
 
 @dataclass(frozen=True)
@@ -15,9 +49,9 @@ class SolveResult:
     """``solved`` with a plan the engine replayed, ``unsolvable`` (proven) or ``unknown``
     (a limit was hit; nothing is claimed)."""
 
-    status: str
-    engine: str
-    goal: str
+    status: Status
+    engine: Engine
+    goal: Goal
     optimal: bool
     plan: tuple[Action, ...] | None
     points: int | None

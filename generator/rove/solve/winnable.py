@@ -30,7 +30,8 @@ from typing import Any
 from ..actions import Action
 from ..engine import PLAYING, WON, Deck, State
 from .heuristic import Heuristic
-from .nodes import Budget, Limit, canonical_key, useful_successors
+from .nodes import Budget, Key, Limit, canonical_key, useful_successors
+from .result import GamePlan
 
 INF = 1 << 30
 GREEDY_NODES = 2000  # the greedy dive gets at least this many nodes
@@ -48,9 +49,9 @@ class _GameSearch:
         self.budget = budget
         self.h = Heuristic(deck)
         #: canonical key -> the largest points allowance under which the state was shown to lose
-        self.lost: dict[tuple, int] = {}
+        self.lost: dict[Key, int] = {}
         #: first states of missions shown to lose whatever is spent on the mission
-        self.lost_start: set[tuple] = set()
+        self.lost_start: set[Key] = set()
         self.progress = progress
         #: the deepest line so far: missions done and the mission it could not complete
         #: (a lost deal's blocker), shared by the searches of one solve
@@ -161,7 +162,7 @@ class _GameSearch:
 
 def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
                progress: Callable[[int], None] | None = None,
-               stats: dict[str, Any] | None = None) -> tuple[list[Action] | None, bool]:
+               stats: dict[str, Any] | None = None) -> GamePlan:
     """A winning plan for the whole deal, or None when none exists; raises Limit.
 
     The flag says whether the plan is proven to spend the fewest points (only asked
@@ -169,14 +170,14 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool = False,
     from . import core
 
     if core.available(deck):
-        return core.solve_game(deck, start, budget, optimal, progress,
-                               stats if stats is not None else {})
+        return GamePlan(*core.solve_game(deck, start, budget, optimal, progress,
+                                         stats if stats is not None else {}))
     return solve_game_python(deck, start, budget, optimal, progress, stats)
 
 
 def solve_game_python(deck: Deck, start: State, budget: Budget, optimal: bool = False,
                       progress: Callable[[int], None] | None = None,
-                      stats: dict[str, Any] | None = None) -> tuple[list[Action] | None, bool]:
+                      stats: dict[str, Any] | None = None) -> GamePlan:
     """The pure-Python search (the compiled core runs the same algorithm): the reference
     the core is tested against and the path ``ROVE_CORE=0`` selects."""
     old = sys.getrecursionlimit()
@@ -195,26 +196,26 @@ def solve_game_python(deck: Deck, start: State, budget: Budget, optimal: bool = 
             try:
                 plan = _GameSearch(deck, quick, progress, stats).run(start, INF)
                 budget.nodes += quick.nodes
-                return plan, False
+                return GamePlan(plan, False)
             except Limit:
                 budget.nodes += quick.nodes
                 if budget.nodes >= budget.max_nodes or quick.nodes < quick.max_nodes:
                     raise  # the whole node limit, or the time limit
             search.best_done = stats.get("deepest_done", -1)
-            return search.win_from(start), False
+            return GamePlan(search.win_from(start), False)
         plan = search.run(start, INF)
         if plan is None:
-            return plan, False
+            return GamePlan(plan, False)
         while True:
             spent = sum(a.act == "move" for a in plan)
             if spent == 0:
-                return plan, True
+                return GamePlan(plan, True)
             try:
                 better = search.run(start, spent - 1)
             except Limit:
-                return plan, False
+                return GamePlan(plan, False)
             if better is None:
-                return plan, True
+                return GamePlan(plan, True)
             plan = better
     finally:
         sys.setrecursionlimit(old)
