@@ -48,6 +48,11 @@ EXAMPLES: dict[str, str] = {
     "rove check standard --deals 10 --starts 0 --node-limit 50000":
         "the README abridges its tables ('...') and it ends with the seconds the run took",
     "rove cards standard -o output/cards.pdf": RUN,
+    "rove cards standard --preset drivethrucards": RUN,
+    "rove play book/02-mission.yaml         # a puzzle, a deal, a book export's puzzle":
+        "starts a web server and waits for Ctrl-C (tests/test_play_browser.py drives it)",
+    "rove play --deal 7 --difficulty hard   # or a fresh deal (--spec S)":
+        "starts a web server and waits for Ctrl-C (tests/test_play_browser.py drives it)",
 }
 
 _SECONDS = re.compile(r"\b\d+\.\d+ s\b")
