@@ -218,18 +218,6 @@ def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path, ctrl_c_r
 # --------------------------------------------------------------------------- book export folder
 
 
-@pytest.fixture
-def fake_book(monkeypatch) -> dict[str, str]:
-    """rove book with generation and rendering replaced by instant fakes."""
-    from rove.book import build
-
-    files = {"01-mission.yaml": "a\n", "01-mission.plan.json": "[]\n", "specs/02-campaign.yaml": "c\n"}
-    monkeypatch.setattr(build, "generate_book", lambda *a, **k: ["puzzle"])
-    monkeypatch.setattr(build, "render_book", lambda *a, **k: b"%PDF-fake")
-    monkeypatch.setattr(build, "export_files", lambda *a, **k: dict(files))
-    return files
-
-
 def test_book_writes_the_pdf_and_the_export_folder(runner: CliRunner, tmp_path: Path, fake_book) -> None:
     ex = tmp_path / "ex"
     ex.mkdir()

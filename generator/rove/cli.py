@@ -19,7 +19,16 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from .errors import InputError
-from .outputs import Outputs, check_output, write_output
+from .outputs import (
+    MANIFEST,
+    Outputs,
+    check_output,
+    foreign_entries,
+    manifest_text,
+    names_a_folder,
+    read_manifest,
+    write_output,
+)
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
@@ -116,6 +125,16 @@ def handles_input_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def file_path(value: str | Path) -> Path:
+    """An output file option's value (its Typer ``parser``): a name ending in ``/`` is
+    refused as a bad option value (exit 2), as it names a folder, not a file."""
+    text = os.fspath(value)
+    if names_a_folder(text):
+        raise typer.BadParameter(f"{text!r} names a folder, not a file; give a file name (to write "
+                                 "into that folder, add the file's name after the last /)")
+    return Path(text)
+
+
 def plural(n: int | None, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
@@ -187,7 +206,8 @@ def deal(
     seed: Annotated[int, typer.Option(help="Seed: the same seed always gives the same deal.")],
     spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
     difficulty: Annotated[Difficulty, typer.Option(help="Starting hand 5, 4 or 3.")] = Difficulty.normal,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", parser=file_path,
+                                                help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write a random fresh deal as a position (YAML)."""
     from dataclasses import replace
@@ -196,9 +216,9 @@ def deal(
     from .position import dump_position
     from .spec import load_spec
 
-    if output is not None:
-        check_output(output, "-o", inputs=[spec_input(spec)])
     sp = load_spec(spec)
+    if output is not None:
+        check_output(output, "-o", inputs=sp.sources)
     pos = make_deal(sp, seed, difficulty.value)
     pos = replace(pos, spec_ref=spec_ref_for(spec, output))
     text = dump_position(pos)
@@ -286,7 +306,7 @@ def check(
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
-    report: Annotated[Path | None, typer.Option(help="Also write a PDF report here.")] = None,
+    report: Annotated[Path | None, typer.Option(parser=file_path, help="Also write a PDF report here.")] = None,
     player: Annotated[str, typer.Option(help="Who plays the deals, comma-separated: thoughtful (exact solver, "
                                              "draw order known), expert (sees only the table).")
                       ] = "thoughtful,expert",
@@ -305,9 +325,9 @@ def check(
     if jobs is not None and jobs > cores and executor == "local":
         raise fail_input(f"check: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
                          f"gives rove; give at most --jobs {cores}")
-    if report is not None:
-        check_output(report, "--report", inputs=[spec_input(spec)])
     sp = load_spec(spec)
+    if report is not None:
+        check_output(report, "--report", inputs=sp.sources)
     try:
         opts = CheckOptions(deals=deals, difficulties=tuple(d.strip() for d in difficulty.split(",") if d.strip()),
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
@@ -397,23 +417,32 @@ class CardSize(str, Enum):
 @handles_input_errors
 def cards(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
-    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/cards.pdf"),
+    output: Annotated[Path, typer.Option("-o", "--output", parser=file_path,
+                                         help="PDF to write.")] = Path("output/cards.pdf"),
     paper: Annotated[Paper, typer.Option(help="Paper size.")] = Paper.a4,
     layout: Annotated[CardLayout, typer.Option(help="duplex: backs on the next page; gutterfold: fronts and "
                                                     "backs side by side; fronts: no backs.")] = CardLayout.duplex,
     bleed: Annotated[float, typer.Option(help="Bleed in mm around each card.", min=0, max=6)] = 0.0,
     card: Annotated[CardSize, typer.Option(help="Card size.")] = CardSize.poker,
     png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace previews --png-dir already holds "
+                                                        "(of the same names).")] = False,
 ) -> None:
     """Print-and-play PDF of every card of a spec, both sides."""
-    from .pdf.cards import CardOptions, render_cards_pdf
+    from .pdf.cards import CardOptions, card_faces, render_cards_pdf
     from .spec import load_spec
 
-    inputs = [spec_input(spec)]
-    check_output(output, "-o", inputs=inputs)
-    if png_dir is not None:
-        check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
     sp = load_spec(spec)
+    check_output(output, "-o", inputs=sp.sources)
+    if png_dir is not None:
+        check_output(png_dir, "--png-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
+        names = [f"{face.key}.png" for pair in card_faces(sp) for face in pair]
+        there = [n for n in names if os.path.lexists(png_dir / n)]
+        if there and not force:
+            shown = ", ".join(there[:3]) + (f" and {len(there) - 3} more" if len(there) > 3 else "")
+            raise InputError.single(str(png_dir), None, (
+                f"--png-dir already holds {plural(len(there), 'preview')} of this deck ({shown}); "
+                "give a new or empty folder, or add --force to replace them"))
     opts = CardOptions(paper=paper.value, layout=layout.value, bleed_mm=bleed, card=card.value)
     data = render_cards_pdf(sp, opts)
     with Outputs() as out:  # the PDF and the PNGs are put into place together at the end
@@ -432,27 +461,42 @@ def cards(
 # --------------------------------------------------------------------------- book
 
 
-def _check_export_dir(export_dir: Path, force: bool, inputs: list[Path]) -> bool:
+def _shown(names: list[str], most: int = 4) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -> bool:
     """Refuse (InputError), before any work, an --export-dir that holds an earlier export
-    unless --force is given; with --force, one whose replacement would take the input spec
-    or the current folder with it, or whose parent takes no new folder.  Returns whether
-    the folder is to be replaced as a whole (it exists and is not empty, and --force)."""
+    unless --force is given.  With --force the folder is replaced as a whole, which is
+    safe only when it holds nothing but what the earlier export wrote (its manifest lists
+    that): a folder holding anything else, or export files no manifest lists, is refused,
+    and so is one whose replacement would take the input spec or the current folder with
+    it, or whose parent takes no new folder.  Returns whether the folder is replaced."""
     from .book.build import earlier_export
 
     old = earlier_export(export_dir)
-    if old and not force:
-        shown = ", ".join(old[:4]) + (f" and {len(old) - 4} more" if len(old) > 4 else "")
+    recorded = read_manifest(export_dir)
+    if (old or recorded is not None) and not force:
         raise InputError.single(str(export_dir), None, (
-            f"--export-dir already holds files of an earlier export ({shown}); give a new or "
-            "empty folder, or add --force to replace its contents as a whole"))
-    if not force or not export_dir.is_dir() or not any(os.scandir(export_dir)):
-        return False
+            f"--export-dir already holds files of an earlier export ({_shown(old or [MANIFEST])}); "
+            "give a new or empty folder, or add --force to replace that export"))
+    if not force or not export_dir.is_dir() or (not old and recorded is None):
+        return False  # nothing to replace: a new export is written beside what is there
     real = os.path.realpath(export_dir)
     for what, path in [*(("the input file", p) for p in inputs), ("the current folder", Path.cwd())]:
         if Path(os.path.relpath(os.path.realpath(path), real)).parts[:1] != (os.pardir,):
             raise InputError.single(str(export_dir), None, (
                 f"--export-dir holds {what} {path}; --force would remove it with the folder's "
                 "old contents: give another folder"))
+    if recorded is None:
+        raise InputError.single(str(export_dir), None, (
+            f"--export-dir holds files no rove export recorded as its own ({_shown(old)}); "
+            "--force replaces only what an export wrote: move them away or give another folder"))
+    foreign = foreign_entries(export_dir, recorded)
+    if foreign:
+        raise InputError.single(str(export_dir), None, (
+            f"--export-dir holds files the earlier export did not write ({_shown(foreign)}); "
+            "--force replaces only an export's own files: move them away or give another folder"))
     parent = os.path.dirname(real)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError.single(str(export_dir), None, (
@@ -474,12 +518,13 @@ def book(
     paper: Annotated[str, typer.Option(help="Page size: a5 or letter.")] = "a5",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
-    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
+    output: Annotated[Path, typer.Option("-o", "--output", parser=file_path,
+                                         help="PDF to write.")] = Path("output/book.pdf"),
     export_dir: Annotated[Path | None, typer.Option(help="Also write every puzzle as NAME.yaml and its "
                                                          "solution as NAME.plan.json here, with the "
                                                          "specs they use under specs/.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace the contents of an --export-dir that "
-                                                        "already holds an earlier export, as a whole.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an earlier export in --export-dir (only "
+                                                        "if the folder holds nothing else).")] = False,
 ) -> None:
     """Verified puzzle book: generated puzzles, each proven by the solvers, graded 1-5 stars."""
     from dataclasses import replace as dc_replace
@@ -504,13 +549,12 @@ def book(
         raise fail_input(f"book: --mix: {exc}") from None
     if paper not in ("a5", "letter"):
         raise fail_input(f"book: --paper is {paper!r}; use a5 or letter")
-    inputs = [spec_input(spec)]
-    check_output(output, "-o", inputs=inputs)
+    sp = load_spec(spec)
+    check_output(output, "-o", inputs=sp.sources)
     replace_export = False
     if export_dir is not None:
-        check_output(export_dir, "--export-dir", folder=True, inputs=inputs, others=[("-o", output)])
-        replace_export = _check_export_dir(export_dir, force, inputs)
-    sp = load_spec(spec)
+        check_output(export_dir, "--export-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
+        replace_export = _check_export_dir(export_dir, force, sp.sources)
     settings = dc_replace(Settings(), time_limit=time_limit)
     with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
@@ -547,7 +591,8 @@ def book(
     with Outputs() as out:
         if export_dir is not None:
             staging = out.folder(export_dir, replace=replace_export)
-            for name, text in files.items():
+            written = [*files, *([pdf_in_export.as_posix()] if pdf_in_export is not None else [])]
+            for name, text in {**files, MANIFEST: manifest_text(written)}.items():
                 target = staging / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8", newline="")
@@ -578,8 +623,8 @@ def generate_missions(
     max_cost: Annotated[int, typer.Option(help="Greatest optimal cost (points) of each mission.", min=1, max=12)] = 4,
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same missions, byte for byte.")] = 0,
     time_limit: Annotated[float | None, typer.Option(help="Seconds for the whole run (default: none).", min=1)] = None,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Card spec YAML to write "
-                                                 "(default: print it).")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", parser=file_path,
+                                                help="Card spec YAML to write (default: print it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the sequence, costs and plans as JSON.")] = False,
 ) -> None:
     """A new mission sequence, each cost proven by CP-SAT and the search engine, as a card spec.
@@ -603,7 +648,7 @@ def generate_missions(
     if bad:
         raise fail_input("generate missions: " + "; ".join(bad))
     if output is not None:
-        check_output(output, "-o", inputs=[spec_input(spec)])
+        check_output(output, "-o", inputs=sp.sources)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("proving missions", total=count)

@@ -241,6 +241,65 @@ class Outputs:
             self._files, self._folders, self._made = [], [], []
 
 
+def names_a_folder(text: str) -> bool:
+    """Whether an output path as typed names a folder (``out/new/``, ``out/new/.``), which
+    ``Path`` would silently turn into a file name (``-o out/new/`` writing a file ``new``)."""
+    return os.path.basename(text) in ("", ".", "..")
+
+
+MANIFEST = ".rove-export"
+"""The file in an export folder that lists every file the export wrote, so that a later
+``--force`` removes those and nothing else."""
+
+
+def manifest_text(names: Iterable[str]) -> str:
+    """The manifest of an export folder: a comment line, then one relative path a line."""
+    lines = ["# files written here by rove; rove --force replaces these and refuses a folder "
+             "holding anything else", *sorted(set(names))]
+    return "\n".join(lines) + "\n"
+
+
+def read_manifest(folder: Path) -> set[str] | None:
+    """The paths the manifest of ``folder`` lists, or None when it has none (or cannot be
+    read: then the folder is treated as holding files no export recorded)."""
+    from .yamlio import read_text
+
+    if not os.path.isfile(folder / MANIFEST):
+        return None
+    try:
+        text = read_text(folder / MANIFEST, "rove export manifest")
+    except InputError:
+        return None
+    return {line for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def foreign_entries(folder: Path, listed: set[str]) -> list[str]:
+    """The entries of ``folder`` (relative, sorted, at most a few hundred) that are neither
+    a listed file nor a folder holding listed files, nor the manifest itself: what replacing
+    the folder as a whole would destroy that rove did not write."""
+    parents = {p.as_posix() for name in listed for p in Path(name).parents}
+    foreign: list[str] = []
+    for root, dirs, names in os.walk(folder):
+        rel_root = Path(root).relative_to(folder)
+        keep = []
+        for d in sorted(dirs):
+            rel = (rel_root / d).as_posix()
+            if os.path.islink(os.path.join(root, d)):
+                names.append(d)  # a link is an entry of its own, never followed
+            elif rel in parents:
+                keep.append(d)
+            else:
+                foreign.append(rel + "/")
+        dirs[:] = keep
+        for n in names:
+            rel = (rel_root / n).as_posix()
+            if rel not in listed and rel != MANIFEST:
+                foreign.append(rel)
+        if len(foreign) > 200:
+            break
+    return sorted(foreign)
+
+
 def write_output(path: Path, data: bytes | str) -> None:
     """Write one whole file at once (via a temporary file beside it): the old file, if
     any, is replaced whole or kept; nothing half-written is ever left."""

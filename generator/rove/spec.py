@@ -146,6 +146,9 @@ class Spec:
     cards: tuple[Card, ...]
     missions_to_win: int = DEFAULT_MISSIONS_TO_WIN
     path: str | None = field(default=None, compare=False)
+    #: every file read to make it: the spec file and each file it includes, at any depth;
+    #: a command keeps its outputs off all of them, not only off the file it was given
+    sources: tuple[Path, ...] = field(default=(), compare=False)
 
     @cached_property
     def module_by_code(self) -> dict[str, Module]:
@@ -217,8 +220,10 @@ class _SpecReader:
         self.declared_cards = 0
         self.bad_mtw = False
         self.includes = 0
+        self.sources: list[Path] = []
 
     def read(self, path: Path) -> Spec:
+        self.sources.append(path)
         return self.read_data(path, load_yaml_file(path, "card spec (YAML)"))
 
     def read_data(self, path: Path, data: Any) -> Spec:
@@ -230,7 +235,8 @@ class _SpecReader:
         # 0 when missions_to_win itself was bad (already reported): skip the count check
         mtw_line = 0 if self.bad_mtw else data.line_of("missions_to_win")
         spec = Spec(name=name or path.stem, modules=tuple(m for m, _, _ in modules),
-                    cards=tuple(c for c, _, _ in cards), missions_to_win=mtw, path=str(path))
+                    cards=tuple(c for c, _, _ in cards), missions_to_win=mtw, path=str(path),
+                    sources=tuple(self.sources))
         # Deck-wide checks run even when some entries were bad: they look only at the
         # entries that were read, so every problem of the file is reported at once.
         _check_deck(spec, modules, cards, probs, mtw_line, codes=self.declared_codes,
@@ -299,6 +305,7 @@ class _SpecReader:
                                 "each time it is included); include fewer files")
                 continue
             self.stack.append(path)
+            self.sources.append(inc_path)
             try:
                 inc_data = load_yaml_file(inc_path, "card spec (YAML)")
                 inc_probs = Problems(str(inc_path))

@@ -1,0 +1,165 @@
+"""Reliability, second round (docs/LIMITS.md): no user file destroyed, no output lost
+silently, every signal ends cleanly, no traceback on valid or nearly valid input.
+
+Each test names a class of failure and tries it on every command it applies to.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import STANDARD, standard_data
+from test_hardening import leftovers, refused
+from typer.testing import CliRunner
+
+from rove.cli import app
+from rove.outputs import MANIFEST
+
+# --------------------------------------------------------------------------- no user file destroyed
+
+
+@pytest.fixture
+def nested(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """top.yaml includes mid/mid.yaml, which includes ../leaf.yaml: (top, mid, leaf)."""
+    data = standard_data()
+    cards = data.pop("cards")
+    modules = data.pop("modules")
+    (tmp_path / "mid").mkdir()
+    top, mid, leaf = tmp_path / "top.yaml", tmp_path / "mid" / "mid.yaml", tmp_path / "leaf.yaml"
+    leaf.write_text(yaml.safe_dump({"format": data["format"], "modules": modules}), encoding="utf-8")
+    mid.write_text(yaml.safe_dump({"format": data["format"], "include": "../leaf.yaml",
+                                   "cards": cards[:3]}), encoding="utf-8")
+    top.write_text(yaml.safe_dump({"format": data["format"], "name": "Top", "include": ["mid/mid.yaml"],
+                                   "cards": cards[3:]}), encoding="utf-8")
+    return top, mid, leaf
+
+
+@pytest.mark.parametrize("target", ["mid", "leaf"])
+@pytest.mark.parametrize("args", [
+    ["cards", "{top}", "-o", "{out}"],
+    ["cards", "{top}", "-o", "{out}", "--png-dir", "{tmp}/png"],
+    ["deal", "--seed", "1", "--spec", "{top}", "-o", "{out}"],
+    ["check", "{top}", "--report", "{out}"],
+    ["book", "--spec", "{top}", "-o", "{out}"],
+    ["generate", "missions", "--spec", "{top}", "-o", "{out}"],
+])
+def test_an_output_naming_an_included_spec_is_refused(runner: CliRunner, tmp_path: Path, nested,
+                                                      args: list[str], target: str) -> None:
+    top, mid, leaf = nested
+    out = mid if target == "mid" else leaf
+    before = {p: p.read_bytes() for p in nested}
+    result = runner.invoke(app, [a.format(top=top, out=out, tmp=tmp_path) for a in args])
+    refused(result, "input file", "give another file name")
+    assert {p: p.read_bytes() for p in nested} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaf.yaml", "mid", "top.yaml"]
+
+
+def test_an_included_spec_in_an_export_dir_is_never_replaced(runner: CliRunner, tmp_path: Path,
+                                                             nested, fake_book) -> None:
+    top, mid, _ = nested
+    ex = tmp_path / "mid"  # the folder of the included spec
+    (ex / MANIFEST).write_text("mid.yaml\n")  # as if an export had written it: still refused
+    before = mid.read_bytes()
+    refused(runner.invoke(app, ["book", "--spec", str(top), "-o", str(tmp_path / "b.pdf"),
+                                "--export-dir", str(ex), "--force"]), "input file")
+    assert mid.read_bytes() == before and not (tmp_path / "b.pdf").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["deal", "--seed", "1", "-o", "{d}/"], ["deal", "--seed", "1", "-o", "{d}/."],
+    ["cards", "-o", "{d}/"], ["book", "-o", "{d}/"], ["check", "standard", "--report", "{d}/"],
+    ["generate", "missions", "-o", "{d}/"],
+])
+def test_a_file_option_ending_in_a_slash_names_a_folder(runner: CliRunner, tmp_path: Path,
+                                                        args: list[str]) -> None:
+    result = runner.invoke(app, [a.format(d=tmp_path / "new") for a in args])
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.replace("│", " ").split())  # the message as one line, unboxed
+    assert "names a folder, not a file" in text and "Traceback" not in text
+    assert list(tmp_path.iterdir()) == []
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _book(runner: CliRunner, ex: Path, *more: str):
+    return runner.invoke(app, ["book", "--count", "1", "-o", str(ex / "book.pdf"), "--export-dir", str(ex),
+                               *more])
+
+
+def test_an_export_lists_what_it_wrote(runner: CliRunner, tmp_path: Path, fake_book) -> None:
+    ex = tmp_path / "ex"
+    ex.mkdir()
+    (ex / "notes.txt").write_text("mine")  # an export may go into a folder holding other files
+    assert _book(runner, ex).exit_code == 0
+    listed = (ex / MANIFEST).read_text().splitlines()
+    assert listed[0].startswith("#")
+    assert listed[1:] == sorted([*fake_book, "book.pdf"])  # the PDF too: the export wrote it
+    assert (ex / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("foreign", ["notes.txt", "photo.jpg", "specs/other.yaml", "empty/", ".hidden",
+                                     "a-link"])
+def test_force_refuses_an_export_dir_holding_anything_else(runner: CliRunner, tmp_path: Path, fake_book,
+                                                           foreign: str) -> None:
+    ex = tmp_path / "ex"
+    assert _book(runner, ex).exit_code == 0
+    if foreign.endswith("/"):
+        (ex / foreign).mkdir()
+    elif foreign == "a-link":
+        (ex / foreign).symlink_to(tmp_path)  # a link to a folder counts as an entry, never followed
+    else:
+        (ex / foreign).write_text("keep me")
+    before = _tree(ex)
+    result = _book(runner, ex, "--force")
+    refused(result, "did not write", foreign.rstrip("/"), "--force replaces only")
+    assert _tree(ex) == before and (ex / foreign.rstrip("/")).exists()
+
+
+def test_force_replaces_an_export_that_holds_only_its_own_files(runner: CliRunner, tmp_path: Path,
+                                                                fake_book, monkeypatch) -> None:
+    ex = tmp_path / "ex"
+    assert _book(runner, ex).exit_code == 0
+    refused(_book(runner, ex), "already holds files of an earlier export", "--force")  # not without it
+    fake_book.pop("01-mission.plan.json")
+    fake_book["02-hand.yaml"] = "h\n"
+    result = _book(runner, ex, "--force")
+    assert result.exit_code == 0, result.output
+    assert sorted(_tree(ex)) == sorted([MANIFEST, "book.pdf", *fake_book])  # the old plan went
+    assert leftovers(tmp_path) == []
+
+
+def test_force_refuses_export_files_no_export_recorded(runner: CliRunner, tmp_path: Path, fake_book) -> None:
+    """Files that look like an export but no manifest lists (an older rove, or the user's
+    own): --force cannot know they are rove's, so it refuses rather than delete them."""
+    ex = tmp_path / "ex"
+    ex.mkdir()
+    (ex / "deck.yaml").write_text("mine")
+    refused(_book(runner, ex, "--force"), "no rove export recorded", "deck.yaml")
+    assert _tree(ex) == {"deck.yaml": b"mine"}
+
+
+def test_png_dir_refuses_to_replace_previews_without_force(runner: CliRunner, tmp_path: Path) -> None:
+    png = tmp_path / "png"
+    png.mkdir()
+    (png / "module-brain-active.png").write_bytes(b"my own drawing")
+    (png / "notes.txt").write_text("keep")
+    result = runner.invoke(app, ["cards", "-o", str(tmp_path / "c.pdf"), "--png-dir", str(png)])
+    refused(result, "already holds 1 preview", "module-brain-active.png", "--force")
+    assert (png / "module-brain-active.png").read_bytes() == b"my own drawing"
+    assert not (tmp_path / "c.pdf").exists()
+    result = runner.invoke(app, ["cards", "-o", str(tmp_path / "c.pdf"), "--png-dir", str(png), "--force"])
+    assert result.exit_code == 0, result.output
+    assert (png / "module-brain-active.png").read_bytes().startswith(b"\x89PNG")
+    assert (png / "notes.txt").read_text() == "keep" and leftovers(tmp_path) == []
+
+
+def test_the_bundled_spec_lists_itself_as_its_only_source() -> None:
+    from rove.spec import load_spec
+
+    assert load_spec("standard").sources == (STANDARD,)
+    assert os.path.samefile(load_spec(STANDARD).sources[0], STANDARD)
