@@ -163,3 +163,85 @@ def test_the_bundled_spec_lists_itself_as_its_only_source() -> None:
 
     assert load_spec("standard").sources == (STANDARD,)
     assert os.path.samefile(load_spec(STANDARD).sources[0], STANDARD)
+
+
+# --------------------------------------------------------------------------- no traceback on nearly valid input
+
+TWO_MODULES = """\
+format: rove-spec/1
+name: Two
+missions_to_win: 1
+modules:
+  - {id: brain, code: B, name: Brain, ability: brain, arrows: [{kind: standard, dirs: [orthogonal]}]}
+  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}
+cards:
+  - {id: c1, mission: {title: T, pattern: 'B M'}, movement: {points: 1, bonus: 2, pattern: '#'}}
+"""
+
+
+@pytest.mark.parametrize("layout", ['""', '" "', '"."', "|\n  .\n"])
+def test_an_empty_layout_is_refused_by_every_command(runner: CliRunner, tmp_path: Path, layout: str) -> None:
+    pos = tmp_path / "pos.yaml"
+    assert runner.invoke(app, ["deal", "--seed", "1", "-o", str(pos)]).exit_code == 0
+    text = pos.read_text()
+    start = text.index("layout: |")
+    end = text.index("\n", text.index("\n", text.index("\n", start) + 1) + 1)  # the two rows
+    pos.write_text(text[:start] + "layout: " + layout + text[end:])
+    plan = tmp_path / "plan.txt"
+    plan.write_text("B draw\n")
+    for args in (["validate", str(pos)], ["solve", str(pos)], ["replay", str(pos), str(plan)]):
+        refused(runner.invoke(app, args), "layout lacks module(s) B L S C G M")
+
+
+@pytest.mark.parametrize("field, value", [("id", "brain"), ("code", "B")])
+def test_a_module_id_or_code_with_a_final_line_break_is_refused(runner: CliRunner, tmp_path: Path,
+                                                                field: str, value: str) -> None:
+    text = STANDARD.read_text().replace(f"  - {field}: {value}\n" if field == "id" else f"    code: {value}\n",
+                                        f"  - {field}: \"{value}\\n\"\n" if field == "id"
+                                        else f"    code: \"{value}\\n\"\n", 1)
+    assert text != STANDARD.read_text()
+    (tmp_path / "s.yaml").write_text(text)
+    refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), f"{value}\\n")
+
+
+def test_a_card_id_with_a_final_line_break_is_refused(runner: CliRunner, tmp_path: Path) -> None:
+    data = standard_data()
+    data["cards"][0]["id"] = "c01\n"
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(data))
+    refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), "c01\\n")
+
+
+def test_book_on_tiny_decks(runner: CliRunner, tmp_path: Path) -> None:
+    """One module: no puzzle kind can use it (exit 1, said so); two modules and one card
+    at --count 20: deals that are won before any move are no puzzles (they crashed the
+    solution's drawing), the rest make a book."""
+    one = tmp_path / "one.yaml"
+    one.write_text(TWO_MODULES.replace(
+        "  - {id: motor, code: M, name: Motor, ability: motor, arrows: [{kind: push, dirs: [orthogonal]}]}\n", "")
+        .replace("'B M'", "'B'"))
+    result = runner.invoke(app, ["book", "--spec", str(one), "--count", "2", "-o", str(tmp_path / "b.pdf")])
+    assert result.exit_code == 1 and "no puzzle could be generated" in result.stderr, result.output
+    two = tmp_path / "two.yaml"
+    two.write_text(TWO_MODULES)
+    result = runner.invoke(app, ["book", "--spec", str(two), "--count", "20", "-o", str(tmp_path / "b.pdf")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "b.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_deck_name_too_long_for_the_cover_is_refused(runner: CliRunner, tmp_path: Path) -> None:
+    from rove.pdf.fonts import FONT, register_fonts, text_width
+    from rove.pdf.titles import DECK_NAME, deck_name_fit
+
+    data = standard_data()
+    data["name"] = "The Long and Winding Deck of Many Cards, Volume Two"
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(data))
+    refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), "too long for the book's cover",
+            "shorten it to about")
+    # the longest name accepted, of the widest letter, leaves room on an A5 cover's line for
+    # the most puzzles and a ten-digit seed at the cover's size
+    name = "W"
+    while deck_name_fit(name + "W").fits:
+        name += "W"
+    register_fonts()
+    size, _ = DECK_NAME
+    assert text_width(f"200 puzzles · {name} · seed 2147483647", FONT, size) <= 148 * 72 / 25.4 - 60

@@ -46,9 +46,10 @@ MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
 """Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
 
-_ID_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-_CARD_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-_CODE_RE = re.compile(r"^[A-Z]$")
+# used with fullmatch: ``$`` would also match before a final line break ("a\n" as an id)
+_ID_RE = re.compile(r"[a-z][a-z0-9_-]*")
+_CARD_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_CODE_RE = re.compile(r"[A-Z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +264,7 @@ class _SpecReader:
         if top and "name" not in data:
             probs.add(data.line, "missing or non-text 'name'; add 'name: My deck'")
         elif top:
-            problem = _text_problem(name, "spec name", "name: My deck", None)
+            problem = _text_problem(name, "spec name", "name: My deck", "deck")
             if problem:
                 probs.add(data.line_of("name"), problem)
         mtw = data.get("missions_to_win", DEFAULT_MISSIONS_TO_WIN)
@@ -376,8 +377,9 @@ def _yaml_kind(v: Any) -> str:
 
 def _text_problem(value: Any, what: str, example: str, kind: str | None) -> str | None:
     """Why ``value`` cannot be a printed title or name, or None when it can: it must be
-    non-empty text that the card fonts draw and, for a mission title (``kind`` "mission")
-    or a module name ("module"), that fits its box on the card (rove.pdf.titles, which measures
+    non-empty text that the card fonts draw and, for a mission title (``kind`` "mission"),
+    a module name ("module") or the deck's name ("deck"), that fits its box on the card or
+    the book's cover (rove.pdf.titles, which measures
     with the card fonts' own data without importing ReportLab)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return f"{what} is empty; write it, like '{example}'"
@@ -452,10 +454,10 @@ def _read_module(d: Any, line: int, probs: Problems) -> Module | None:
         return None
     ok = True
     mid, code, ability = d["id"], d["code"], d["ability"]
-    if not isinstance(mid, str) or not _ID_RE.match(mid):
+    if not isinstance(mid, str) or not _ID_RE.fullmatch(mid):
         probs.add(d.line_of("id"), f"module id {mid!r} must be lower-case letters, digits, '_' or '-'")
         ok = False
-    if not isinstance(code, str) or not _CODE_RE.match(code):
+    if not isinstance(code, str) or not _CODE_RE.fullmatch(code):
         probs.add(d.line_of("code"), f"module code {code!r} must be a single upper-case letter")
         ok = False
     if ability not in ABILITIES:
@@ -491,7 +493,7 @@ def _read_pattern(value: Any, line: int, probs: Problems, what: str) -> Pattern 
         for x, ch in enumerate(row):
             if ch == ".":
                 continue
-            if ch not in (ANY, EMPTY) and not _CODE_RE.match(ch):
+            if ch not in (ANY, EMPTY) and not _CODE_RE.fullmatch(ch):
                 probs.add(line, f"{what} has the character {ch!r} in row {y + 1}; use '#', a "
                                 "module code, '.' (not part of the pattern) or '_' (must be empty)")
                 return None
@@ -511,7 +513,7 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
         return None
     cid = d["id"]
     ok = True
-    if not isinstance(cid, str) or not _CARD_ID_RE.match(cid):
+    if not isinstance(cid, str) or not _CARD_ID_RE.fullmatch(cid):
         probs.add(d.line_of("id"), f"card id {cid!r} must be letters, digits, '_' or '-' (like c01)")
         ok = False
     mission = movement = None

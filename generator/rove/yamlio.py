@@ -225,13 +225,13 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
 
 
-_PLAIN = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./-]*$")
+_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
 
 
 def yaml_scalar(s: str) -> str:
     """A string as a YAML scalar that reads back as the same string: plain when that is
     unambiguous (``c01``, ``standard``), JSON-quoted otherwise (``"01"``, ``"on"``, ``"a #b"``)."""
-    if _PLAIN.match(s) and yaml.safe_load(s) == s:
+    if _PLAIN.fullmatch(s) and yaml.safe_load(s) == s:
         return s
     return json.dumps(s, ensure_ascii=False)
 

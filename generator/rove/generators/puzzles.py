@@ -156,7 +156,9 @@ def _position(spec: Spec, cells: dict[str, Cell], mission: str, spent: frozenset
 
 
 def _random_spent(codes: tuple[str, ...], rng: random.Random, low: int, high: int) -> frozenset[str]:
-    k = rng.randint(low, min(high, len(codes)))
+    """``low`` to ``high`` of ``codes`` at random, as many as there are when there are fewer
+    (a valid deck may have a single module)."""
+    k = rng.randint(min(low, len(codes)), min(high, len(codes)))
     return frozenset(rng.sample(sorted(codes), k))
 
 
@@ -493,6 +495,8 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     if plan is None:
         return None
     plan = analyse.simplify_plan(deck, s, plan)
+    if not plan:  # won before any move (a deck whose one mission every deal shows): no puzzle
+        return None
     verify_plan(pos, plan, deck)
     feats = Features(points=analyse.plan_points(plan), cards=sum(a.act == "play" for a in plan),
                      abilities=sum(a.act == "ability" for a in plan), nodes=nodes,
@@ -518,10 +522,12 @@ def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None
     rng = random.Random(f"rove-book:campaign:{label}")
     count = rng.choice(CAMPAIGN_MISSIONS)
     lo, hi = CAMPAIGN_COSTS
+    gen = GenSettings(count=count, min_cost=lo, max_cost=hi, seed=rng.randrange(10 ** 6),
+                      time_limit=settings.time_limit)
+    if gen.problems(spec):  # a deck campaigns cannot be made from (too few modules): none
+        return None
     try:
-        camp = generate_missions(spec, GenSettings(count=count, min_cost=lo, max_cost=hi,
-                                                   seed=rng.randrange(10 ** 6),
-                                                   time_limit=settings.time_limit))
+        camp = generate_missions(spec, gen)
     except GenerationFailed:
         return None
     cspec = movement_only(camp.spec)

@@ -146,6 +146,10 @@ NAME_SIZES = (17.0, 9.0)
 """A module name: one line in the header band, bold, shrunk from 17 pt down to 9 pt beside the
 code badge (active side) or the SPENT tag (spent side); longer names are refused. Not wrapped:
 the pattern legends and the puzzle book's module table hold one line."""
+DECK_NAME = (8.5, 210.0)
+"""The deck's name on the puzzle book's cover: one line at 8.5 pt in at most 210 pt (of the
+360 pt an A5 cover line has, the rest for the puzzle count and the seed), measured in the
+bold face, wider than the regular face the cover uses; longer names are refused."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,13 @@ def module_name_fit(name: str, spent: bool = True, measure: Measure = title_widt
     return TitleFit(size, (name,), measure(name, size) <= room)
 
 
+def deck_name_fit(name: str, measure: Measure = title_width) -> TitleFit:
+    """The deck's name on one line of the book's cover, not shrunk (the cover shrinks its
+    whole line only for a very long seed)."""
+    size, room = DECK_NAME
+    return TitleFit(size, (name,), measure(name, size) <= room)
+
+
 # --------------------------------------------------------------------------- the check
 
 #: Width at 1 pt of the narrowest drawable character: no more characters than the box
@@ -211,8 +222,8 @@ def _longest_fitting(text: str, fits: Callable[[str], TitleFit], cap: int) -> in
 def title_problem(text: str, kind: str | None) -> str | None:
     """Why ``text`` cannot be printed, or None: the one check spec validation uses.
 
-    ``kind`` is "mission" (a mission title), "module" (a module name) or None (only the
-    characters: the deck's name, printed on the puzzle book's cover). A character the card
+    ``kind`` is "mission" (a mission title), "module" (a module name), "deck" (the deck's
+    name, printed on the puzzle book's cover) or None (only the characters). A character the card
     fonts have no glyph for would print as an empty box; a title that does not fit its box
     would run off the card. The returned text follows the value's name in a message."""
     bad = undrawable_chars(text)
@@ -230,6 +241,9 @@ def title_problem(text: str, kind: str | None) -> str | None:
     if kind == "mission":
         fits, room, lines, size = mission_title_fit, TITLE_W, 2, TITLE_TWO_LINES[1]
         where = f"the title box is {TITLE_W:g} pt wide and holds two lines at the smallest size, {size:g} pt"
+    elif kind == "deck":
+        (size, room), fits, lines = DECK_NAME, deck_name_fit, 1
+        where = f"the puzzle book's cover has {room:g} pt for it, on one line at {size:g} pt"
     else:
         fits, room, lines, size = module_name_fit, module_name_room(True), 1, NAME_SIZES[1]
         where = (f"the name has {room:.0f} pt beside the SPENT tag, on one line at the smallest "
@@ -240,5 +254,6 @@ def title_problem(text: str, kind: str | None) -> str | None:
     if len(text) <= cap and fits(text).fits:
         return None
     most = _longest_fitting(text, fits, cap)
-    return (f"is too long for the card: {where}; shorten it to about {most} characters (that much "
+    place = "the book's cover" if kind == "deck" else "the card"
+    return (f"is too long for {place}: {where}; shorten it to about {most} characters (that much "
             f"of it fits; it has {len(text):,})")
