@@ -7,11 +7,15 @@ Each test names a class of failure and tries it on every command it applies to.
 from __future__ import annotations
 
 import os
+import resource
+import signal
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
-from conftest import STANDARD, standard_data
+from conftest import STANDARD, rove_script, standard_data
 from test_hardening import leftovers, refused
 from typer.testing import CliRunner
 
@@ -245,3 +249,73 @@ def test_a_deck_name_too_long_for_the_cover_is_refused(runner: CliRunner, tmp_pa
     register_fonts()
     size, _ = DECK_NAME
     assert text_width(f"200 puzzles · {name} · seed 2147483647", FONT, size) <= 148 * 72 / 25.4 - 60
+
+
+# --------------------------------------------------------------------------- no output lost silently
+
+
+def _run(args: list[str], *, file_limit: int | None = None, close_stdout: bool = False,
+         env: dict[str, str] | None = None, stdout: Any = subprocess.PIPE, cwd: Path | None = None,
+         ) -> subprocess.CompletedProcess[str]:
+    """``rove ARGS`` in a process whose files may grow to ``file_limit`` bytes (a nearly full
+    disk: a write past it is cut short, the next one fails) or whose stdout is closed."""
+
+    def setup() -> None:
+        if file_limit is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+        if close_stdout:
+            os.close(1)
+
+    return subprocess.run([rove_script(), *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=setup, env={**os.environ, **(env or {})}, timeout=120, cwd=cwd)
+
+
+def _one_clean_line(err: str, *words: str) -> None:
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in err and "Exception ignored" not in err
+    for w in words:
+        assert w in err, (w, err)
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_stdout_on_a_nearly_full_disk_is_an_error(tmp_path: Path, unbuffered: str) -> None:
+    """The first 100 bytes fit, the rest does not: exit 2 and one line, never exit 0 with
+    a cut output (unbuffered stdout used to drop what a short write did not take)."""
+    with open(tmp_path / "out", "w") as out:
+        proc = _run(["deal", "--seed", "1"], file_limit=100, stdout=out, env={"PYTHONUNBUFFERED": unbuffered})
+    assert proc.returncode == 2, proc.stderr
+    _one_clean_line(proc.stderr, "cannot write to standard output", "File too large")
+
+
+def test_a_file_on_a_nearly_full_disk_is_an_error_and_the_old_one_is_kept(tmp_path: Path) -> None:
+    old = tmp_path / "c.pdf"
+    old.write_bytes(b"old")
+    proc = _run(["cards", "-o", str(old)], file_limit=5000)
+    assert proc.returncode == 2, proc.stderr
+    _one_clean_line(proc.stderr, str(old), "File too large", "nothing was written")
+    assert old.read_bytes() == b"old" and leftovers(tmp_path) == []
+
+
+def test_a_closed_stdout_is_an_error_when_written(tmp_path: Path) -> None:
+    proc = _run(["deal", "--seed", "1"], close_stdout=True, stdout=None)
+    assert proc.returncode == 2, proc.stderr
+    _one_clean_line(proc.stderr, "cannot write to standard output", "closed")
+    # a command that writes only files is not hurt, and no file takes the closed descriptor
+    proc = _run(["deal", "--seed", "1", "-o", str(tmp_path / "p.yaml")], close_stdout=True, stdout=None)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "p.yaml").read_text().startswith("format: rove-position/1")
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_a_stdout_that_cannot_show_a_character_gets_it_escaped(tmp_path: Path, encoding: str) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(STANDARD.read_text().replace("name: Standard deck", 'name: "Euro € deck"'), encoding="utf-8")
+    proc = _run(["validate", str(spec)], env={"PYTHONIOENCODING": encoding})
+    assert proc.returncode == 0, proc.stderr
+    assert "Euro" in proc.stdout and "Traceback" not in proc.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(STANDARD.read_text().replace("name: Standard deck", 'name: "漢 deck"'), encoding="utf-8")
+    proc = _run(["validate", str(bad)], env={"PYTHONIOENCODING": encoding})
+    assert proc.returncode == 2
+    _one_clean_line(proc.stderr, "U+6F22")

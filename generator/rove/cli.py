@@ -26,6 +26,7 @@ from .outputs import (
     foreign_entries,
     manifest_text,
     names_a_folder,
+    prepare_stdio,
     read_manifest,
     write_output,
 )
@@ -91,7 +92,8 @@ def _output_failed(exc: OSError) -> typer.Exit:
     except (OSError, ValueError):
         _silence_stdout()
     if exc.errno in _WRITE_ERRORS:  # a stream without a name: stdout (rove's files say their name)
-        return fail_input(f"rove: cannot write the output: {exc.strerror or exc}")
+        return fail_input(f"rove: cannot write to standard output: {exc.strerror or exc}; "
+                          "the output is incomplete")
     return fail_input(f"rove: {exc.strerror or exc}")
 
 
@@ -104,6 +106,7 @@ def handles_input_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        prepare_stdio()
         try:
             try:
                 result = fn(*args, **kwargs)

@@ -13,14 +13,18 @@ file, so no output is ever half-written and an existing file is replaced whole o
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import shutil
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any, TextIO
 
 from .errors import InputError
 from .yamlio import file_kind
@@ -306,3 +310,58 @@ def write_output(path: Path, data: bytes | str) -> None:
     with Outputs() as out:
         out.file(path, data)
         out.commit()
+
+
+# --------------------------------------------------------------------------- standard output
+
+
+class ClosedStream(io.TextIOBase):
+    """Standard output when the command was started with it closed (``rove ... >&-``):
+    Python then leaves ``sys.stdout`` None and every print is silently dropped; this one
+    fails the first write instead, like a write to a closed descriptor."""
+
+    name = "<stdout>"
+    encoding = "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def prepare_stdio() -> None:
+    """Make every write to standard output checked, before a command writes anything.
+
+    * A descriptor 0, 1 or 2 the command was started without is opened on /dev/null, so
+      that no file rove opens takes its number (and a library printing to it cannot write
+      into a PDF); a closed stdout becomes ``ClosedStream``, so its first write fails.
+    * Unbuffered stdout (``PYTHONUNBUFFERED``, ``python -u``) writes through a raw file, and
+      Python's text layer drops what a short write did not take: a nearly full disk kept
+      the first 8 kB of 31 kB and rove exited 0.  It gets a buffered layer, which writes
+      the rest or raises the error.
+    * Characters the stream's encoding cannot show (``PYTHONIOENCODING=latin-1``) are
+      written escaped (``\\u20ac``) instead of raising.
+
+    Idempotent, and a no-op for a stream that is not a real file (a test's capture)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                null = os.open(os.devnull, os.O_RDWR)
+                if null != fd:  # the lowest free number is taken first, so this is rare
+                    os.dup2(null, fd)
+                    os.close(null)
+    if sys.stdout is None:
+        sys.stdout = ClosedStream()
+    for name in ("stdout", "stderr"):
+        stream: Any = getattr(sys, name)
+        if not isinstance(stream, io.TextIOWrapper):
+            continue
+        if isinstance(stream.buffer, io.RawIOBase):  # unbuffered: give it a buffer
+            new: TextIO = io.TextIOWrapper(io.BufferedWriter(stream.buffer), encoding=stream.encoding,
+                                           errors="backslashreplace", line_buffering=True)
+            setattr(sys, name, new)
+        elif stream.errors != "backslashreplace":
+            stream.reconfigure(errors="backslashreplace")
