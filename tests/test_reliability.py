@@ -10,6 +10,9 @@ import os
 import resource
 import signal
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from test_hardening import leftovers, refused
 from typer.testing import CliRunner
 
 from rove.cli import app
+from rove.executors import default_jobs
 from rove.outputs import MANIFEST
 
 # --------------------------------------------------------------------------- no user file destroyed
@@ -319,3 +323,182 @@ def test_a_stdout_that_cannot_show_a_character_gets_it_escaped(tmp_path: Path, e
     proc = _run(["validate", str(bad)], env={"PYTHONIOENCODING": encoding})
     assert proc.returncode == 2
     _one_clean_line(proc.stderr, "U+6F22")
+
+
+# --------------------------------------------------------------------------- every signal ends cleanly
+
+#: Runs ``rove ARGS`` (after ``WHERE``) with a hook that prints READY on stderr at a known
+#: point of the run (the export's first staged file, the PNGs staged, the worker pool's
+#: first result) and, for the first two, waits there, so that a test sends its signal at
+#: that point without guessing a time.
+HARNESS = r"""
+import sys, threading
+from pathlib import Path
+
+def ready(wait):
+    print("READY", file=sys.stderr, flush=True)
+    if wait:
+        threading.Event().wait(300)  # interrupted by the signal; the test fails long before
+
+where, args = sys.argv[1], sys.argv[2:]
+if where == "export":
+    real_write = Path.write_text
+    def write_text(self, *a, **k):
+        n = real_write(self, *a, **k)
+        if ".tmp" in str(self.parent):
+            ready(True)
+        return n
+    Path.write_text = write_text
+elif where == "png":
+    import rove.pdf.cards as cards
+    real_pngs = cards.write_card_pngs
+    def write_card_pngs(*a, **k):
+        out = real_pngs(*a, **k)
+        ready(True)
+        return out
+    cards.write_card_pngs = write_card_pngs
+elif where == "pool":
+    import rove.executors as executors
+    real_map = executors.LocalPoolExecutor.map_unordered
+    def map_unordered(self, fn, tasks):
+        for i, item in enumerate(real_map(self, fn, tasks)):
+            if i == 0:
+                ready(False)
+            yield item
+    executors.LocalPoolExecutor.map_unordered = map_unordered
+from rove.cli import main
+sys.argv = ["rove", *args]
+main()
+"""
+
+
+def _session(sid: int) -> list[str]:
+    """The processes (pid and command) of session ``sid``, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # state, ppid, pgrp, session, ...
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(f"{entry} {cmd[:120]}")
+    return found
+
+
+def _wait_for(condition: Any, guard: float = 60.0) -> bool:
+    """Poll ``condition`` until it holds; ``guard`` seconds only stop a hung test."""
+    deadline = time.monotonic() + guard
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _signal_at_ready(where: str, args: list[str], sig: int, cwd: Path) -> tuple[int, str, list[str]]:
+    """Run the harness in a session of its own, send ``sig`` when it says READY: (exit code,
+    stderr, processes of its session still alive once it has ended)."""
+    proc = subprocess.Popen([sys.executable, "-c", HARNESS, where, *args], cwd=cwd, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stderr is not None
+    err = []
+    ready = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            err.append(line)
+            if line.strip() == "READY":
+                ready.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert ready.wait(240), "never ready: " + "".join(err)
+        os.kill(proc.pid, sig)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(10)
+    _wait_for(lambda: not _session(proc.pid))  # the pool's helpers end once the main process has
+    return code, "".join(err), _session(proc.pid)
+
+
+SIGNALS = [pytest.param(signal.SIGTERM, 143, id="SIGTERM"), pytest.param(signal.SIGHUP, 129, id="SIGHUP"),
+           pytest.param(signal.SIGINT, 130, id="SIGINT")]
+
+
+@pytest.mark.parametrize("sig, code", SIGNALS)
+@pytest.mark.parametrize("where, args", [
+    ("export", ["book", "--count", "1", "--mix", "mission:1", "-o", "b.pdf", "--export-dir", "ex"]),
+    ("png", ["cards", "-o", "c.pdf", "--png-dir", "png"]),
+])
+def test_a_signal_while_outputs_are_staged_leaves_nothing(tmp_path: Path, sig: int, code: int, where: str,
+                                                          args: list[str]) -> None:
+    got, err, alive = _signal_at_ready(where, args, sig, tmp_path)
+    assert got == code, err
+    assert "Traceback" not in err and "no output was left half-written" in err
+    assert os.listdir(tmp_path) == [] and alive == []
+
+
+@pytest.mark.skipif(default_jobs() < 2, reason="needs two cores for --jobs 2")
+@pytest.mark.parametrize("sig, code", [SIGNALS[0], *(pytest.param(*p.values, id=p.id, marks=pytest.mark.slow)
+                                                     for p in SIGNALS[1:])])
+def test_a_signal_ends_check_and_its_worker_processes(tmp_path: Path, sig: int, code: int) -> None:
+    """The workers, the forkserver and the resource tracker end with the main process: no
+    process of the command's session is left (a `kill` used to leave four running)."""
+    got, err, alive = _signal_at_ready("pool", ["check", "standard", "--deals", "5000", "--jobs", "2",
+                                                "--starts", "0", "--report", "r.pdf"], sig, tmp_path)
+    assert got == code, err
+    assert "Traceback" not in err and alive == []
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_interrupted_pool_ends_its_busy_workers(tmp_path: Path) -> None:
+    """Leaving the pool on an exception ends the workers still running a task instead of
+    waiting for it (here an hour's sleep): the process ends, and nothing of it is left."""
+    code = ("import time\n"
+            "from rove.executors import LocalPoolExecutor\n"
+            "try:\n"
+            "    with LocalPoolExecutor(2) as ex:\n"
+            "        for _ in ex.map_unordered(time.sleep, [0, 3600, 3600]):\n"
+            "            raise KeyboardInterrupt\n"
+            "except KeyboardInterrupt:\n"
+            "    print('ended')\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=120)  # a guard: without the fix it waits an hour
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert out == "ended\n"
+    assert _wait_for(lambda: not _session(proc.pid)), _session(proc.pid)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_are_held_off_while_outputs_go_into_place(tmp_path: Path, sig: int) -> None:
+    from rove.outputs import Outputs, Terminated, stop_signals_handled
+
+    with pytest.raises(Terminated) as caught, stop_signals_handled(), Outputs() as out:
+        out.file(tmp_path / "a.txt", "a")
+        (out.folder(tmp_path / "ex") / "b.txt").write_text("b")
+        real_replace = os.replace
+
+        def replace_then_signal(src: Any, dst: Any) -> None:
+            real_replace(src, dst)
+            os.kill(os.getpid(), sig)  # in the middle of the renames
+
+        os.replace = replace_then_signal  # type: ignore[assignment]
+        try:
+            out.commit()
+        finally:
+            os.replace = real_replace
+    assert caught.value.signum == sig
+    assert (tmp_path / "a.txt").read_text() == "a" and (tmp_path / "ex" / "b.txt").read_text() == "b"
+    assert leftovers(tmp_path) == [] and signal.getsignal(sig) is signal.SIG_DFL

@@ -10,6 +10,7 @@ import errno
 import functools
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -22,12 +23,14 @@ from .errors import InputError
 from .outputs import (
     MANIFEST,
     Outputs,
+    Terminated,
     check_output,
     foreign_entries,
     manifest_text,
     names_a_folder,
     prepare_stdio,
     read_manifest,
+    stop_signals_handled,
     write_output,
 )
 
@@ -101,15 +104,17 @@ def handles_input_errors(fn: F) -> F:
     """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback.
 
     So does an output that cannot be written (a full disk, `> /dev/full`); a closed pipe
-    on stdout stops quietly with 141; Ctrl-C stops with a short message and 130 (every
-    output is written through ``Outputs``, so none is left half-written)."""
+    on stdout stops quietly with 141; Ctrl-C stops with a short message and 130, SIGTERM
+    and SIGHUP with 143 and 129 (every output is written through ``Outputs``, so none is
+    left half-written, and a worker pool ends its workers on the way out)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         prepare_stdio()
         try:
             try:
-                result = fn(*args, **kwargs)
+                with stop_signals_handled():
+                    result = fn(*args, **kwargs)
             except typer.Exit:
                 sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
                 raise
@@ -119,6 +124,9 @@ def handles_input_errors(fn: F) -> F:
             for p in exc.problems:
                 say(str(p))
             raise typer.Exit(EXIT_INPUT) from None
+        except Terminated as exc:
+            say(f"rove: stopped by {signal.Signals(exc.signum).name}; no output was left half-written")
+            raise typer.Exit(128 + exc.signum) from None
         except KeyboardInterrupt:
             say("rove: interrupted (Ctrl-C); no output was left half-written")
             raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -99,21 +99,66 @@ def check_output(path: Path, option: str, *, folder: bool = False,
                             f"give a {what} in a folder you can write to")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``kill``, a closed terminal): a KeyboardInterrupt, so that every
+    path that cleans up after Ctrl-C (staged outputs removed, a CP-SAT search stopped, a
+    worker pool ended) does the same for these; the command exits 128 + ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that end a command as Ctrl-C does (SIGHUP is missing on Windows).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def stop_signals_handled() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise ``Terminated`` as Ctrl-C raises
+    KeyboardInterrupt (by default they would end the process at once, leaving staged files
+    and worker processes behind); the old handlers are put back after it.  Only the main
+    thread can set handlers: elsewhere (a test's thread) this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, _raise_terminated) for sig in STOP_SIGNALS if sig != signal.SIGINT}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 @contextlib.contextmanager
 def interrupts_held() -> Iterator[None]:
-    """Hold Ctrl-C off while the block runs, then raise it: for the renames that put
-    outputs into place, so that they happen all or not at all."""
+    """Hold Ctrl-C, SIGTERM and SIGHUP off while the block runs, then raise the first one
+    caught: for the renames that put outputs into place, so that they happen all or not
+    at all."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    old = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if caught and old is signal.default_int_handler:
-            raise KeyboardInterrupt
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if caught:
+            handler = old[caught[0]]
+            if caught[0] == signal.SIGINT and handler is signal.default_int_handler:
+                raise KeyboardInterrupt
+            if handler is _raise_terminated:
+                raise Terminated(caught[0])
+            if callable(handler):
+                handler(caught[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(caught[0])
 
 
 class Outputs:
