@@ -238,21 +238,26 @@ def test_book_on_tiny_decks(runner: CliRunner, tmp_path: Path) -> None:
 
 def test_a_deck_name_too_long_for_the_cover_is_refused(runner: CliRunner, tmp_path: Path) -> None:
     from rove.pdf.fonts import FONT, register_fonts, text_width
-    from rove.pdf.titles import DECK_NAME, deck_name_fit
+    from rove.pdf.titles import DECK_NAME, deck_name_fit, deck_name_with
 
     data = standard_data()
-    data["name"] = "The Long and Winding Deck of Many Cards, Volume Two"
+    data["name"] = "The Long and Winding Deck of Many Cards, Volume Two and Three"
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(data))
     refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), "too long for the book's cover",
             "shorten it to about")
     # the longest name accepted, of the widest letter, leaves room on an A5 cover's line for
-    # the most puzzles and a ten-digit seed at the cover's size
+    # the most puzzles and a ten-digit seed at nearly the cover's size (8.5 pt, shrunk to 8)
     name = "W"
     while deck_name_fit(name + "W").fits:
         name += "W"
     register_fonts()
     size, _ = DECK_NAME
-    assert text_width(f"200 puzzles · {name} · seed 2147483647", FONT, size) <= 148 * 72 / 25.4 - 60
+    assert text_width(f"200 puzzles · {name} · seed 2147483647", FONT, size - 0.5) <= 148 * 72 / 25.4 - 60
+    # a derived deck's name is cut to fit, and a short one is kept whole
+    assert deck_name_with("Standard deck", ", generated missions (seed 0)") == \
+        "Standard deck, generated missions (seed 0)"
+    long = deck_name_with("The Long and Winding Deck of Many Cards", ", generated missions (seed 0)")
+    assert long.endswith("…, generated missions (seed 0)") and deck_name_fit(long).fits
 
 
 # --------------------------------------------------------------------------- no output lost silently
@@ -502,3 +507,58 @@ def test_sigterm_and_sighup_are_held_off_while_outputs_go_into_place(tmp_path: P
     assert caught.value.signum == sig
     assert (tmp_path / "a.txt").read_text() == "a" and (tmp_path / "ex" / "b.txt").read_text() == "b"
     assert leftovers(tmp_path) == [] and signal.getsignal(sig) is signal.SIG_DFL
+
+
+# --------------------------------------------------------------------------- bounded on huge valid input
+
+
+@pytest.mark.parametrize("option", ["--node-limit", "--mission-node-limit", "--expert-node-limit"])
+def test_node_limit_options_have_an_upper_bound(runner: CliRunner, option: str) -> None:
+    from rove.cli import MAX_NODES
+
+    result = runner.invoke(app, ["check", "standard", option, str(10**20), "--deals", "1"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{MAX_NODES}" in result.output.replace("│", "").replace("\n", "").replace(" ", "")
+
+
+def _wide_deck(folder: Path, n: int) -> Path:
+    """The bundled deck with ``n`` modules (A, B, ...; the six abilities in turn) and plain
+    two-cell patterns."""
+    import string
+
+    data = standard_data()
+    data["modules"] = [{**data["modules"][i % 6], "id": f"m{c.lower()}", "code": c, "name": f"Mod {c}"}
+                       for i, c in enumerate(string.ascii_uppercase[:n])]
+    for card in data["cards"]:
+        card["mission"]["pattern"] = card["movement"]["pattern"] = "# #"
+    path = folder / f"wide{n}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.slow
+def test_generate_missions_on_26_modules_keeps_its_time_limit(tmp_path: Path) -> None:
+    """The pattern model is polynomial in the modules (it was 2^(n-1) families: 3.8 GB and
+    growing), its build checks the clock and CP-SAT stops at the run's deadline: a short
+    limit ends the run with exit 3 (unknown), nothing written."""
+    spec = _wide_deck(tmp_path, 26)
+    proc = _run(["generate", "missions", "--spec", str(spec), "--time-limit", "5", "--count", "2",
+                 "-o", str(tmp_path / "g.yaml")])
+    assert proc.returncode == 3, proc.stderr
+    assert "time limit reached" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "g.yaml").exists()
+
+
+@pytest.mark.slow
+def test_generate_missions_above_the_cut_limit_makes_connected_patterns(tmp_path: Path) -> None:
+    """Past CUT_LIMIT modules the pattern's connectivity is a tree of depth labels: what it
+    makes validates (a pattern in one piece) and its cost is proven."""
+    from rove.solve.cpsat_model import CUT_LIMIT
+    from rove.spec import load_spec
+
+    spec = _wide_deck(tmp_path, CUT_LIMIT + 2)
+    out = tmp_path / "g.yaml"
+    proc = _run(["generate", "missions", "--spec", str(spec), "--count", "1", "--time-limit", "120",
+                 "-o", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    assert len(load_spec(out).modules) == CUT_LIMIT + 2

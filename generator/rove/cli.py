@@ -40,6 +40,9 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
+MAX_NODES = 10**12
+"""Largest node limit an option takes: days of search, and far inside what the search
+core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
 
 app = typer.Typer(
     name="rove",
@@ -305,8 +308,9 @@ def check(
                                                  "normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
     node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.",
-                                            min=1)] = 2_000_000,
-    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 200_000,
+                                            min=1, max=MAX_NODES)] = 2_000_000,
+    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.",
+                                                    min=1, max=MAX_NODES)] = 200_000,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve "
                                                           "stopped by it makes the run timing-dependent.",
                                                      min=0)] = 600.0,
@@ -322,7 +326,8 @@ def check(
                                              "draw order known), expert (sees only the table).")
                       ] = "thoughtful,expert",
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
-                                                        "finish within them counts as lost).", min=1)] = 300_000,
+                                                        "finish within them counts as lost).",
+                                                   min=1, max=MAX_NODES)] = 300_000,
 ) -> None:
     """Does a card design work? Static checks, then win rates over seeded random deals:
     the thoughtful one (draw order known) and the expert player's, side by side."""

@@ -43,6 +43,7 @@ missions, byte for byte.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -53,6 +54,7 @@ from ..actions import Action, plan_to_json
 from ..engine import Deck, state_cells, state_from_position, unpack
 from ..errors import SolverBug
 from ..grid import Cell
+from ..pdf.titles import deck_name_with
 from ..position import Current, Position, normalized_cells
 from ..replay import replay
 from ..spec import ANY, Card, Mission, Pattern, Spec
@@ -213,13 +215,19 @@ class _Clock:
             raise GenerationFailed(f"time limit reached {what}", proven=False)
 
 
-def _cpsat_params(solver: Any, seed: int, dtime: float) -> None:
+def _cpsat_params(solver: Any, seed: int, dtime: float, seconds: float = math.inf) -> None:
     """One worker, a fixed seed and a deterministic limit: the same run every time
-    (the seed is what makes different ``--seed`` values give different patterns)."""
+    (the seed is what makes different ``--seed`` values give different patterns).
+
+    ``seconds`` is what is left of ``--time-limit``: deterministic time is not wall time
+    (a 16-module deck took 42 s over a 10 s limit), so the solve also stops at the run's
+    deadline; that only cuts a solve when the run is out of time anyway."""
     p = solver.parameters
     p.num_workers = 1
     p.random_seed = seed
     p.max_deterministic_time = dtime
+    if math.isfinite(seconds):
+        p.max_time_in_seconds = max(0.1, seconds)
     p.catch_sigint_signal = False  # Ctrl-C reaches Python, which stops the run (exit 130)
     # The pattern half has no useful LP relaxation; without linearization a synthesis
     # model solves in ~0.2 s instead of 3-20 s (measured on the bundled deck).
@@ -277,7 +285,8 @@ class _MissionSearch:
         deck = Deck(with_mission(self.play_spec, _unmatchable(len(self.codes))))
         start = state_from_position(deck, _position(deck.spec, self.cells, self.st.max_cost))
         mdl = RoveModel(deck, start, self.st.max_cost, goal="free", universe=(), max_takes=0,
-                        min_actions=max(1, target), objective=False)
+                        min_actions=max(1, target), objective=False,
+                        tick=lambda: self.clock.check("while building a model"))
         mdl.m.add(mdl.n_moves >= target)
         pv = PatternVariables(mdl, MIN_CELLS, min(MAX_CELLS, deck.n))
         pv.fix(size=size, named=deck.index[named])
@@ -293,7 +302,7 @@ class _MissionSearch:
             self.clock.check("while searching for a pattern")
             solver = cp_model.CpSolver()
             _cpsat_params(solver, self.rng.randrange(1 << 30),
-                          min(SYNTH_DTIME, max(1.0, self.clock.left())))
+                          min(SYNTH_DTIME, max(1.0, self.clock.left())), self.clock.left())
             status = solve_interruptibly(solver, mdl.m)
             self.stats["synth_seconds"] += solver.wall_time
             self.rounds += 1
@@ -451,5 +460,5 @@ def _campaign_spec(spec: Spec, missions: list[GeneratedMission], st: Settings) -
         src = spec.cards[k % len(spec.cards)]
         cards.append(Card(gm.card, Mission(gm.title, gm.pattern), src.movement))
     cards.extend(spec.cards[len(missions):])
-    return replace(spec, name=f"{spec.name}, generated missions (seed {st.seed})", cards=tuple(cards),
-                   path=None)
+    name = deck_name_with(spec.name, f", generated missions (seed {st.seed})")
+    return replace(spec, name=name, cards=tuple(cards), path=None)

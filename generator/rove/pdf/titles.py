@@ -146,10 +146,11 @@ NAME_SIZES = (17.0, 9.0)
 """A module name: one line in the header band, bold, shrunk from 17 pt down to 9 pt beside the
 code badge (active side) or the SPENT tag (spent side); longer names are refused. Not wrapped:
 the pattern legends and the puzzle book's module table hold one line."""
-DECK_NAME = (8.5, 210.0)
-"""The deck's name on the puzzle book's cover: one line at 8.5 pt in at most 210 pt (of the
-360 pt an A5 cover line has, the rest for the puzzle count and the seed), measured in the
-bold face, wider than the regular face the cover uses; longer names are refused."""
+DECK_NAME = (8.5, 250.0)
+"""The deck's name on the puzzle book's cover: one line at 8.5 pt in at most 250 pt (of the
+360 pt an A5 cover line has, the rest for the puzzle count and the seed, which the cover
+shrinks a little if it must), measured in the bold face, wider than the regular face the
+cover uses; longer names are refused."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,20 @@ def deck_name_fit(name: str, measure: Measure = title_width) -> TitleFit:
     whole line only for a very long seed)."""
     size, room = DECK_NAME
     return TitleFit(size, (name,), measure(name, size) <= room)
+
+
+def deck_name_with(base: str, suffix: str) -> str:
+    """``base + suffix``, ``base`` cut short with an ellipsis as far as needed for the whole
+    to fit the cover (a deck a command derives from another, like generated missions,
+    names both and must still validate); ``suffix`` too if it is too long alone."""
+    name = base + suffix
+    while len(name) > 1 and not deck_name_fit(name).fits:
+        if len(base) > 1:
+            base = base[:-2].rstrip() + "…"
+            name = base + suffix
+        else:
+            name = name[:-2].rstrip() + "…"
+    return name
 
 
 # --------------------------------------------------------------------------- the check
