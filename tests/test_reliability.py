@@ -562,3 +562,50 @@ def test_generate_missions_above_the_cut_limit_makes_connected_patterns(tmp_path
                  "-o", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert len(load_spec(out).modules) == CUT_LIMIT + 2
+
+
+# --------------------------------------------------------------------------- pipes
+
+
+def test_a_spec_on_stdin_or_a_process_substitution_is_read_once(tmp_path: Path) -> None:
+    text = STANDARD.read_text()
+    proc = subprocess.run([rove_script(), "validate", "/dev/stdin"], input=text, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "ok (spec 'Standard deck'" in proc.stdout
+    # `rove validate <(cat spec)`: a pipe named /dev/fd/N
+    r, w = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(w, text.encode()), os.close(w)), daemon=True)
+    writer.start()
+    try:
+        proc = subprocess.run([rove_script(), "validate", f"/dev/fd/{r}"], pass_fds=(r,), capture_output=True,
+                              text=True, timeout=60)
+    finally:
+        os.close(r)
+    assert proc.returncode == 0, proc.stderr
+    assert "ok (spec 'Standard deck'" in proc.stdout
+
+
+def test_a_named_pipe_is_waited_for_as_cat_does(tmp_path: Path, runner: CliRunner) -> None:
+    """The plan comes through a FIFO whose writer opens it after rove has: rove blocks for
+    it (it used to read an empty plan and say "all 0 steps legal")."""
+    pos = tmp_path / "pos.yaml"
+    assert runner.invoke(app, ["deal", "--seed", "1", "-o", str(pos)]).exit_code == 0
+    fifo = tmp_path / "plan"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([rove_script(), "replay", str(pos), str(fifo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+    def write() -> None:
+        with open(fifo, "w") as f:  # returns once rove has the pipe open for reading
+            f.write("S draw\n")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if writer.is_alive():  # rove never opened it: let the writer go
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    assert "all 0 steps" not in out, out
+    assert "step 0: S draw" in out, (out, err)

@@ -183,7 +183,7 @@ def validate(
 ) -> None:
     """Check card specs and positions; every problem as `path:line: message`."""
     from .position import position_from_data
-    from .spec import load_spec, resolve_spec_ref
+    from .spec import resolve_spec_ref, spec_from_data
     from .yamlio import LineDict, load_yaml_file
 
     problems = []
@@ -196,7 +196,7 @@ def validate(
                 pos = position_from_data(data, str(path), path.parent)
                 typer.echo(f"{f}: ok (position, goal {pos.goal}, spec {pos.spec.name!r})")
             else:
-                spec = load_spec(path)
+                spec = spec_from_data(data, path)  # not read again: a pipe gives its text once
                 typer.echo(f"{f}: ok (spec {spec.name!r}: {len(spec.modules)} modules, "
                            f"{len(spec.cards)} cards, {spec.missions_to_win} missions to win)")
         except InputError as exc:

@@ -201,6 +201,15 @@ def load_spec(ref: str | Path, base_dir: Path | None = None) -> Spec:
     return _SpecReader().read(path)
 
 
+def spec_from_data(data: Any, path: Path) -> Spec:
+    """The spec of the parsed YAML ``data`` of file ``path``, as ``load_spec`` reads it
+    (includes relative to its folder), for a caller that has read the file already: a
+    pipe (``/dev/stdin``) can be read only once."""
+    reader = _SpecReader()
+    reader.sources.append(path)
+    return reader.read_data(path, data)
+
+
 def parse_spec(text: str, name: str = "<spec>", base_dir: Path | None = None) -> Spec:
     """A spec from YAML (or JSON) text, validated as ``load_spec`` validates a file;
     ``name`` stands for the file in problems, and includes are read relative to

@@ -280,8 +280,15 @@ def read_bytes(path: Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     it is read whole: at most ``limit + 1`` bytes are ever read."""
     name = str(path)
     try:
-        # non-blocking, so a named pipe with no writer or a device cannot hang the open
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        # A pipe (a named one, /dev/stdin, <(...)) is opened blocking, as `cat` does: opened
+        # non-blocking before its writer, it reads as empty ("all 0 steps legal").  Anything
+        # else is opened non-blocking, so that a device cannot hang the open.
+        try:
+            fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+        except OSError:
+            fifo = False  # the open below says what is wrong
+        flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | (0 if fifo else getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputError.single(name, None, f"no such file; give the path of a {what}") from None
     except IsADirectoryError:
