@@ -609,3 +609,43 @@ def test_a_named_pipe_is_waited_for_as_cat_does(tmp_path: Path, runner: CliRunne
             os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
     assert "all 0 steps" not in out, out
     assert "step 0: S draw" in out, (out, err)
+
+
+# --------------------------------------------------------------------------- messages point at the right place
+
+
+@pytest.mark.parametrize("opened, kind", [('name: "never closed\n', "quoted scalar"),
+                                          ("name: 'never closed\n", "quoted scalar"),
+                                          ("name: [a, b\n", "flow sequence"),
+                                          ("name: {a: b\n", "flow mapping")])
+def test_an_unclosed_value_is_reported_where_it_starts(runner: CliRunner, tmp_path: Path, opened: str,
+                                                       kind: str) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("format: rove-spec/1\nmodules: []\ncards: []\n" + opened + "\n\n\n")
+    refused(runner.invoke(app, ["validate", str(spec)]), f"{spec}:4: YAML syntax: the file ends", kind,
+            "starts at this line")
+
+
+@pytest.mark.parametrize("line", [1, 3])
+def test_a_nul_byte_gets_its_line_and_one_line(runner: CliRunner, tmp_path: Path, line: int) -> None:
+    lines = ["format: rove-spec/1", "name: deck", "modules: []"]
+    lines[line - 1] += "\0"
+    spec = tmp_path / "s.yaml"
+    spec.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["validate", str(spec)])
+    refused(result, f"{spec}:{line}: the character '\\x00' (U+0000) cannot be in a YAML file")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_spec_included_twice_is_named_as_such(runner: CliRunner, tmp_path: Path, nested) -> None:
+    top, mid, leaf = nested
+    data = yaml.safe_load(top.read_text())
+    # directly twice (under two names), and once directly and once through mid/mid.yaml
+    for include, where, first in [(["mid/mid.yaml", "mid/../mid/mid.yaml"], top, "line 4"),
+                                  (["leaf.yaml", "mid/mid.yaml"], mid, f"{top}:4")]:
+        top.write_text(yaml.safe_dump({"format": data["format"], "name": "Top", "include": include,
+                                       "cards": data["cards"]}, sort_keys=False))
+        assert top.read_text().splitlines()[3] == f"- {include[0]}"
+        result = runner.invoke(app, ["validate", str(top)])
+        refused(result, f"{where}:", "is included a second time", f"(first at {first})", "remove one include")
+        assert "used twice" not in result.stderr, result.stderr

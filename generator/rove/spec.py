@@ -41,7 +41,7 @@ MAX_POINTS = 9
 DEFAULT_MISSIONS_TO_WIN = 7
 MAX_INCLUDES = 100
 MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs memory and print time)
-"""Most files one spec may include, counting a file each time (docs/LIMITS.md)."""
+"""Most files one spec may include, at any depth (each one at most once; docs/LIMITS.md)."""
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
 """Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
@@ -231,6 +231,8 @@ class _SpecReader:
         self.bad_mtw = False
         self.includes = 0
         self.sources: list[Path] = []
+        #: every file included so far (real path) -> where: (file, line) of its include
+        self.included: dict[Path, tuple[Path, int]] = {}
 
     def read(self, path: Path) -> Spec:
         self.sources.append(path)
@@ -309,10 +311,17 @@ class _SpecReader:
                 probs.add(line, f"included file {inc_path} does not exist; fix the path "
                                 "(it is relative to this file's folder)")
                 continue
+            if inc_real in self.included:  # its modules and cards would all be "used twice"
+                first, first_line = self.included[inc_real]
+                where = f"line {first_line}" if first == path else f"{first}:{first_line}"
+                probs.add(line, f"{inc} is included a second time (first at {where}); a file's "
+                                "modules and cards can be in a deck once: remove one include")
+                continue
+            self.included[inc_real] = (path, line)
             self.includes += 1
             if self.includes > MAX_INCLUDES:
-                probs.add(line, f"more than {MAX_INCLUDES} includes in all (the limit, counting a file "
-                                "each time it is included); include fewer files")
+                probs.add(line, f"more than {MAX_INCLUDES} includes in all, at any depth (the limit); "
+                                "include fewer files")
                 continue
             self.stack.append(path)
             self.sources.append(inc_path)

@@ -249,9 +249,19 @@ def load_yaml_text(text: str, path: str) -> Any:
         raise InputError.single(path, exc.line, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        what = f"{exc.problem or exc}; fix the YAML at this line"
+        if exc.context_mark is not None and exc.problem_mark is not None and \
+                exc.problem_mark.index >= len(text.rstrip()):
+            # the file ended inside something opened earlier (a quote, a bracket): that is
+            # where to look, not past the end of the file
+            mark, what = exc.context_mark, f"the file ends {exc.context} that starts at this line; close it"
         line = mark.line + 1 if mark else None
-        what = exc.problem or str(exc)
-        raise InputError.single(path, line, f"YAML syntax: {what}; fix the YAML at this line") from None
+        raise InputError.single(path, line, f"YAML syntax: {what}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, ...)
+        line = text.count("\n", 0, exc.position) + 1
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        raise InputError.single(path, line, f"the character {char!r} (U+{ord(char[:1] or ' '):04X}) "
+                                            "cannot be in a YAML file; remove it") from None
     except yaml.YAMLError as exc:
         raise InputError.single(path, None, f"YAML syntax: {exc}") from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting long before this
