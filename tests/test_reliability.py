@@ -6,6 +6,7 @@ Each test names a class of failure and tries it on every command it applies to.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -649,3 +650,53 @@ def test_a_spec_included_twice_is_named_as_such(runner: CliRunner, tmp_path: Pat
         result = runner.invoke(app, ["validate", str(top)])
         refused(result, f"{where}:", "is included a second time", f"(first at {first})", "remove one include")
         assert "used twice" not in result.stderr, result.stderr
+
+
+# --------------------------------------------------------------------------- work is bounded and kept
+
+
+def test_solve_has_a_default_node_budget(runner: CliRunner, tmp_path: Path) -> None:
+    """A search that reaches its node budget is `unknown`, exit 3 (the default budget
+    bounds time and memory: --optimal on a bundled deal ran 13 minutes and took 1.9 GB)."""
+    from rove.cli import MAX_NODES, SOLVE_NODES
+
+    assert 1 <= SOLVE_NODES <= MAX_NODES
+    pos = tmp_path / "pos.yaml"
+    assert runner.invoke(app, ["deal", "--seed", "1", "-o", str(pos)]).exit_code == 0
+    result = runner.invoke(app, ["solve", str(pos), "--node-limit", "10", "--json"])
+    assert result.exit_code == 3, result.output
+    got = json.loads(result.stdout)
+    assert got["status"] == "unknown" and got["nodes"] <= 11
+    # --optimal: the win found within the budget, said not to be proven the cheapest
+    got = json.loads(runner.invoke(app, ["solve", str(pos), "--optimal", "--node-limit", "1000", "--json"]).stdout)
+    assert got["status"] == "solved" and not got["optimal"] and "limit was reached" in got["reason"]
+    result = runner.invoke(app, ["solve", str(pos), "--node-limit", str(MAX_NODES + 1)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_missions_proven_before_the_limit_are_kept(runner: CliRunner, tmp_path: Path, monkeypatch) -> None:
+    """The run stops at mission 2 of 3 (a limit, made to happen there): mission 1, proven, is
+    written with the source's other cards, exit 3, and the message says 1 of 3."""
+    from rove.generators import missions
+
+    real_run = missions._MissionSearch.run
+    searches: list[int] = []  # one search object per mission
+
+    def run(self, *a, **k):  # the second mission's search hits the time limit
+        if id(self) not in searches:
+            searches.append(id(self))
+        if len(searches) > 1:
+            raise missions.GenerationFailed("time limit reached while searching for a pattern", proven=False)
+        return real_run(self, *a, **k)
+
+    monkeypatch.setattr(missions._MissionSearch, "run", run)
+    out = tmp_path / "g.yaml"
+    result = runner.invoke(app, ["generate", "missions", "--count", "3", "-o", str(out)])
+    assert result.exit_code == 3, result.output
+    assert "the 1 of 3 missions proven before it are written to" in " ".join(result.stderr.split())
+    from rove.spec import load_spec
+
+    text = out.read_text()
+    assert "# (only the first 1 of 3" in text
+    spec = load_spec(out)
+    assert len(spec.cards) == len(load_spec("standard").cards)

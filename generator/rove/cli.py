@@ -40,6 +40,9 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
+SOLVE_NODES = 10_000_000
+"""``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
+about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
 MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
@@ -261,6 +264,9 @@ def solve(
                                                      min=0)] = None,
     optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    node_limit: Annotated[int, typer.Option(help="Search nodes (search engine); when reached the answer is "
+                                                 "'unknown' (exit 3). Memory grows about 50 bytes a node.",
+                                            min=1, max=MAX_NODES)] = SOLVE_NODES,
 ) -> None:
     """Solve a position: solved (plan), unsolvable (proven) or unknown (limit reached)."""
     from .position import load_position
@@ -273,7 +279,7 @@ def solve(
     else:
         from .solve.search import solve as solve_search
 
-        result = solve_search(pos, time_limit=time_limit, optimal=optimal)
+        result = solve_search(pos, time_limit=time_limit, max_nodes=node_limit, optimal=optimal)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
@@ -665,14 +671,18 @@ def generate_missions(
         raise fail_input("generate missions: " + "; ".join(bad))
     if output is not None:
         check_output(output, "-o", inputs=sp.sources)
+    stopped = ""
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("proving missions", total=count)
         try:
             campaign = run(sp, settings, lambda done, total: bar.update(task, completed=done))
         except GenerationFailed as exc:
-            typer.echo(f"generate missions: {exc}; nothing written", err=True)
-            raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
+            if exc.partial is None:
+                typer.echo(f"generate missions: {exc}; nothing written", err=True)
+                raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
+            campaign = exc.partial  # the missions proven before the limit are kept, not thrown away
+            stopped = str(exc)
     text = campaign.yaml()
     if output is not None:
         write_output(output, text)
@@ -683,7 +693,7 @@ def generate_missions(
     if not as_json:
         from rich.table import Table
 
-        table = Table(title=f"{count} missions, optimal cost (points, by movement) in "
+        table = Table(title=f"{len(campaign.missions)} missions, optimal cost (points, by movement) in "
                             f"[{min_cost}, {max_cost}]")
         for col in ("card", "title", "cells", "named", "target", "cost", "rounds"):
             table.add_column(col, justify="right" if col in ("cells", "target", "cost", "rounds") else "left")
@@ -694,6 +704,11 @@ def generate_missions(
         Console(stderr=True).print(table)
     if output is not None:
         typer.echo(f"wrote {output}", err=True)
+    if campaign.partial:
+        typer.echo(f"generate missions: {stopped}; the {len(campaign.missions)} of {count} missions proven "
+                   f"before it are {'written to ' + str(output) if output else 'printed'} (their spec "
+                   "keeps the other cards' missions)", err=True)
+        raise typer.Exit(EXIT_UNKNOWN)
 
 
 def main() -> None:

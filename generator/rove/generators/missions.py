@@ -79,11 +79,14 @@ _NOUNS = ("Arch", "Beacon", "Cairn", "Delta", "Edge", "Ford", "Gate", "Hinge", "
 
 
 class GenerationFailed(Exception):
-    """No sequence was produced; ``proven`` says whether the reason is a proof."""
+    """No whole sequence was produced; ``proven`` says whether the reason is a proof.
+    ``partial`` holds the missions proven before a limit stopped the run (None when there
+    are none, or when the reason is a proof), so that they are not thrown away."""
 
-    def __init__(self, message: str, proven: bool) -> None:
+    def __init__(self, message: str, proven: bool, partial: Campaign | None = None) -> None:
         super().__init__(message)
         self.proven = proven
+        self.partial = partial
 
 
 @dataclass(frozen=True)
@@ -145,9 +148,14 @@ class Campaign:
     missions: tuple[GeneratedMission, ...]
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    @property
+    def partial(self) -> bool:
+        """Fewer missions than asked for: the ones proven before a limit stopped the run."""
+        return len(self.missions) < self.settings.count
+
     def to_json(self) -> dict[str, Any]:
         st = self.settings
-        return {"status": "generated", "count": st.count, "min_cost": st.min_cost,
+        return {"status": "partial" if self.partial else "generated", "count": st.count, "min_cost": st.min_cost,
                 "max_cost": st.max_cost, "seed": st.seed,
                 "missions": [m.to_json() for m in self.missions]}
 
@@ -162,6 +170,9 @@ class Campaign:
                 f"# for the deck '{self.source.name}', from the standard start (modules in spec",
                 "# order, 2 rows x 3 columns); each mission's optimal cost (movement points, no",
                 "# ability) is proven from the layout the previous one ended in:"]
+        if self.partial:
+            head.insert(1, f"# (only the first {len(self.missions)} of {st.count}: the run reached its limits "
+                           "before the next one was proven)")
         for m in self.missions:
             head.append(f"#   {m.card} {m.title}: {m.cost} point(s)")
         return "\n".join(head) + "\n" + dump_spec(self.spec, schema=None)
@@ -401,6 +412,10 @@ def generate_missions(spec: Spec, settings: Settings,
                              "proofs": 0, "rounds": 0}
     out: list[GeneratedMission] = []
     ids = _card_ids(spec, count)
+    def so_far() -> Campaign | None:
+        """The missions proven so far, as a (partial) campaign of their own."""
+        return Campaign(st, spec, _campaign_spec(spec, out, st), tuple(out), stats) if out else None
+
     for k, target in enumerate(ramp(st)):
         search = _MissionSearch(play_spec, cells, st, taken, rng, clock, stats)
         choices = _choices(spec.codes, named_count, rng)
@@ -410,7 +425,8 @@ def generate_missions(spec: Spec, settings: Settings,
             try:
                 got = search.run(choices, floor)
             except GenerationFailed as exc:
-                raise GenerationFailed(f"mission {k + 1} of {count}: {exc}", exc.proven) from None
+                raise GenerationFailed(f"mission {k + 1} of {count}: {exc}", exc.proven,
+                                       None if exc.proven else so_far()) from None
             if got == "unknown":
                 unknown = True
             elif got != "infeasible":
@@ -420,7 +436,7 @@ def generate_missions(spec: Spec, settings: Settings,
             if unknown:
                 raise GenerationFailed(
                     f"mission {k + 1} of {count}: no pattern was proven within the limits; try a "
-                    "wider cost range, another seed or a longer --time-limit", proven=False)
+                    "wider cost range, another seed or a longer --time-limit", proven=False, partial=so_far())
             raise GenerationFailed(
                 f"mission {k + 1} of {count}: proven: no new pattern of {MIN_CELLS}-{MAX_CELLS} cells "
                 f"in one piece has an optimal cost in [{st.min_cost}, {st.max_cost}] from the layout "
