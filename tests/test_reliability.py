@@ -363,6 +363,14 @@ elif where == "png":
         ready(True)
         return out
     cards.write_card_pngs = write_card_pngs
+elif where == "commit":  # hold before putting outputs into place until a line comes on stdin
+    import rove.outputs as outputs
+    real_commit = outputs.Outputs.commit
+    def commit(self):
+        print("READY", file=sys.stderr, flush=True)
+        sys.stdin.readline()
+        return real_commit(self)
+    outputs.Outputs.commit = commit
 elif where == "pool":
     import rove.executors as executors
     real_map = executors.LocalPoolExecutor.map_unordered
@@ -700,3 +708,44 @@ def test_missions_proven_before_the_limit_are_kept(runner: CliRunner, tmp_path: 
     assert "# (only the first 1 of 3" in text
     spec = load_spec(out)
     assert len(spec.cards) == len(load_spec("standard").cards)
+
+
+
+# --------------------------------------------------------------------------- concurrent runs never mix
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_two_exports_into_one_folder_never_mix(tmp_path: Path, existing: bool) -> None:
+    """Run A stages its export and waits; run B writes its own into the same folder; A then
+    finds the folder taken and writes nothing: the folder holds B's export whole."""
+    ex = tmp_path / "ex"
+    if existing:
+        ex.mkdir()  # an existing empty folder: both would move their files in
+    args = ["book", "--count", "1", "--mix", "mission:1", "--export-dir", "ex"]
+    a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *args, "--seed", "3", "-o", "a.pdf"],
+                         cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    assert a.stdin is not None and a.stderr is not None
+    try:
+        err_a = []
+        for line in a.stderr:  # until A is ready to commit
+            err_a.append(line)
+            if line.strip() == "READY":
+                break
+        assert err_a and err_a[-1].strip() == "READY", "".join(err_a)
+        b = _run([*args, "--seed", "4", "-o", "b.pdf"], cwd=tmp_path)
+        assert b.returncode == 0, b.stderr
+        after_b = {name: data for name, data in _tree(ex).items() if ".tmp" not in name}  # not A's staging
+        a.stdin.write("go\n")
+        a.stdin.close()
+        rest = a.stderr.read()
+        assert a.wait(timeout=120) == 2, rest
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+    assert "another run" in rest and "nothing was written" in rest and "Traceback" not in rest
+    assert _tree(ex) == after_b  # B's export, whole and alone
+    listed = (ex / MANIFEST).read_text().splitlines()[1:]
+    assert sorted(listed) == sorted(name for name in after_b if name != MANIFEST)
+    assert not (tmp_path / "a.pdf").exists() and leftovers(tmp_path) == []

@@ -135,6 +135,29 @@ def stop_signals_handled() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _locked(folders: list[Path]) -> Iterator[None]:
+    """An exclusive lock (``flock``) on each folder, taken in order, held for the block:
+    rove runs that put outputs into the same folders take turns.  A folder that cannot be
+    opened or locked (a file system without locks) is passed over: the lock only orders
+    rove's own runs."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        for folder in folders:
+            try:
+                fd = os.open(folder, os.O_RDONLY)
+            except OSError:
+                continue
+            stack.callback(os.close, fd)
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
 def interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C, SIGTERM and SIGHUP off while the block runs, then raise the first one
     caught: for the renames that put outputs into place, so that they happen all or not
@@ -177,7 +200,9 @@ class Outputs:
 
     def __init__(self) -> None:
         self._files: list[tuple[Path, Path, Path]] = []  # (temporary, final, as named)
-        self._folders: list[tuple[Path, Path, Path, bool]] = []  # ... and whether it replaces
+        #: (temporary, final, as named, whether it replaces, the files the existing folder
+        #: held when staging began; None for a new folder or one replaced whole)
+        self._folders: list[tuple[Path, Path, Path, bool, frozenset[str] | None]] = []
         self._made: list[Path] = []  # folders created for outputs, removed again if empty
         self._tag = f"rove-{os.getpid()}"
 
@@ -230,12 +255,14 @@ class Outputs:
         beside it and ``commit`` swaps the two, then removes the old one with everything
         in it (so nothing of an earlier run is left among the new files)."""
         final = _real(path)
+        before: frozenset[str] | None = None
         if final.is_dir() and not replace:
             tmp = final / f".{self._tag}.tmp"
+            before = frozenset(p.relative_to(final).as_posix() for p in final.rglob("*"))
         else:
             self._mkdir(final.parent, path)
             tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
-        self._folders.append((tmp, final, path, replace))
+        self._folders.append((tmp, final, path, replace, before))
         try:
             if tmp.exists():
                 shutil.rmtree(tmp)
@@ -244,13 +271,36 @@ class Outputs:
             raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
         return tmp
 
+    def _raced(self) -> None:
+        """Refuse (InputError) to put a folder into place when another run has written
+        there since this one staged it: a new folder that now exists with files in it, or
+        an existing one that now holds a file this run would replace and did not hold then.
+        Two runs into one folder would otherwise mix their files; this way the first to
+        finish wins whole and the other writes nothing."""
+        for tmp, final, named, replace, before in self._folders:
+            if replace:
+                continue
+            if before is None:  # new: nothing in it but this run's own temporary files
+                if final.is_dir() and any(self._tag not in e.name for e in os.scandir(final)):
+                    raise _refuse(named, "was made by another run while this one worked; nothing was "
+                                         "written (give another folder, or run again)")
+                continue
+            for src in tmp.rglob("*"):
+                rel = src.relative_to(tmp).as_posix()
+                if not src.is_dir() and os.path.lexists(final / rel) and rel not in before:
+                    raise _refuse(named, f"another run wrote {rel} into it while this one worked; "
+                                         "nothing was written (run again)")
+
     def commit(self) -> None:
-        """Put every output into place, Ctrl-C held off until it is done."""
-        with interrupts_held():
+        """Put every output into place, Ctrl-C held off until it is done, while holding a
+        lock on the folders they go into, so that two runs never mix (``_raced``)."""
+        parents = {final.parent for _, final, _ in self._files} | {f.parent for _, f, *_ in self._folders}
+        with interrupts_held(), _locked(sorted(parents)):
+            self._raced()
             try:
                 for tmp, final, _ in self._files:
                     os.replace(tmp, final)
-                for tmp, final, _, replace in self._folders:
+                for tmp, final, _, replace, _ in self._folders:
                     if not final.exists():
                         os.rename(tmp, final)
                         continue
@@ -282,7 +332,7 @@ class Outputs:
             for tmp, _, _ in self._files:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
-            for tmp, _, _, _ in self._folders:
+            for tmp, *_ in self._folders:
                 shutil.rmtree(tmp, ignore_errors=True)
             for folder in reversed(self._made):
                 with contextlib.suppress(OSError):
