@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import itertools
 import os
 import shutil
 import signal
@@ -184,6 +185,9 @@ def interrupts_held() -> Iterator[None]:
                 signal.raise_signal(caught[0])
 
 
+_SERIAL = itertools.count(1)
+
+
 class Outputs:
     """The files and folders one command writes, put into place together by ``commit``.
 
@@ -204,7 +208,8 @@ class Outputs:
         #: held when staging began; None for a new folder or one replaced whole)
         self._folders: list[tuple[Path, Path, Path, bool, frozenset[str] | None]] = []
         self._made: list[Path] = []  # folders created for outputs, removed again if empty
-        self._tag = f"rove-{os.getpid()}"
+        # unique to this set of outputs, so that two in one process never share a temporary
+        self._tag = f"rove-{os.getpid()}-{next(_SERIAL)}"
 
     def __enter__(self) -> Outputs:
         return self
