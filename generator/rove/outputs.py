@@ -8,6 +8,12 @@ a temporary folder, and ``commit`` renames them all into place at the end, with 
 held off for the few renames (a folder written with ``replace`` is staged beside the old
 one and swapped in for it whole).  An error or Ctrl-C before that removes every temporary
 file, so no output is ever half-written and an existing file is replaced whole or kept.
+
+Around that: SIGTERM and SIGHUP are made to act as Ctrl-C does (``stop_signals_handled``),
+the renames run under a lock on the folders they go into and are refused when another
+run wrote there meanwhile (two runs never mix), an export folder lists what it wrote
+(``MANIFEST``) so that replacing it removes nothing else, and ``prepare_stdio`` makes
+every write to standard output checked (unbuffered, closed, or unable to show a character).
 """
 
 from __future__ import annotations
