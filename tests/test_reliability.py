@@ -749,3 +749,15 @@ def test_two_exports_into_one_folder_never_mix(tmp_path: Path, existing: bool) -
     listed = (ex / MANIFEST).read_text().splitlines()[1:]
     assert sorted(listed) == sorted(name for name in after_b if name != MANIFEST)
     assert not (tmp_path / "a.pdf").exists() and leftovers(tmp_path) == []
+
+
+def test_a_book_from_a_spec_on_stdin_exports_it(tmp_path: Path) -> None:
+    """The export ships the spec it read, not a second read of the pipe (which would be
+    empty, or wait for ever on a named pipe)."""
+    proc = subprocess.run([rove_script(), "book", "--spec", "/dev/stdin", "--count", "1", "--mix", "mission:1",
+                           "-o", "b.pdf", "--export-dir", "ex"], input=STANDARD.read_text(), capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    from rove.spec import load_spec
+
+    assert load_spec(tmp_path / "ex" / "specs" / "stdin.yaml") == load_spec("standard")
