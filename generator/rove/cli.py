@@ -157,7 +157,9 @@ def plural(n: int | None, word: str, words: str | None = None) -> str:
 
 
 def spec_input(spec_arg: str) -> Path:
-    """The file a spec argument names (a bundled name or a path), to keep outputs off it."""
+    """The file a spec argument names (a bundled name or a path).  To keep outputs off a
+    spec, check them against ``load_spec(...).sources`` instead: that has the files it
+    includes too."""
     from .spec import resolve_spec_ref
 
     return resolve_spec_ref(spec_arg)

@@ -193,6 +193,29 @@ def interrupts_held() -> Iterator[None]:
 
 _SERIAL = itertools.count(1)
 
+_LISTED_DEPTH = 2
+"""How deep ``_listing`` looks into an existing output folder: rove's folder outputs are at
+most two levels deep (an export's ``specs/NAME.yaml``), and ``--png-dir .`` must not walk
+a whole home folder."""
+
+
+def _listing(folder: Path) -> frozenset[str]:
+    """The relative paths in ``folder`` down to ``_LISTED_DEPTH`` levels (links not followed)."""
+    found: set[str] = set()
+
+    def walk(where: Path, prefix: str, depth: int) -> None:
+        try:
+            with os.scandir(where) as entries:
+                for e in entries:
+                    found.add(prefix + e.name)
+                    if depth > 1 and e.is_dir(follow_symlinks=False):
+                        walk(Path(e.path), f"{prefix}{e.name}/", depth - 1)
+        except OSError:
+            pass
+
+    walk(folder, "", _LISTED_DEPTH)
+    return frozenset(found)
+
 
 class Outputs:
     """The files and folders one command writes, put into place together by ``commit``.
@@ -269,7 +292,7 @@ class Outputs:
         before: frozenset[str] | None = None
         if final.is_dir() and not replace:
             tmp = final / f".{self._tag}.tmp"
-            before = frozenset(p.relative_to(final).as_posix() for p in final.rglob("*"))
+            before = _listing(final)
         else:
             self._mkdir(final.parent, path)
             tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
@@ -298,6 +321,8 @@ class Outputs:
                 continue
             for src in tmp.rglob("*"):
                 rel = src.relative_to(tmp).as_posix()
+                if rel.count("/") >= _LISTED_DEPTH:  # not listed when staging began: cannot tell
+                    continue
                 if not src.is_dir() and os.path.lexists(final / rel) and rel not in before:
                     raise _refuse(named, f"another run wrote {rel} into it while this one worked; "
                                          "nothing was written (run again)")
