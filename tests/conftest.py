@@ -237,4 +237,7 @@ def fake_book(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setattr(build, "generate_book", lambda *a, **k: ["puzzle"])
     monkeypatch.setattr(build, "render_book", lambda *a, **k: b"%PDF-fake")
     monkeypatch.setattr(build, "export_files", lambda *a, **k: dict(files))
+    # what later versions of the book also compute (set here even where they do not exist yet)
+    monkeypatch.setattr(build, "example_puzzle", lambda *a, **k: None, raising=False)
+    monkeypatch.setattr(build, "shortfalls", lambda *a, **k: [], raising=False)
     return files

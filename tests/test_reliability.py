@@ -237,30 +237,6 @@ def test_book_on_tiny_decks(runner: CliRunner, tmp_path: Path) -> None:
     assert (tmp_path / "b.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_a_deck_name_too_long_for_the_cover_is_refused(runner: CliRunner, tmp_path: Path) -> None:
-    from rove.pdf.fonts import FONT, register_fonts, text_width
-    from rove.pdf.titles import DECK_NAME, deck_name_fit, deck_name_with
-
-    data = standard_data()
-    data["name"] = "The Long and Winding Deck of Many Cards, Volume Two and Three"
-    (tmp_path / "s.yaml").write_text(yaml.safe_dump(data))
-    refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), "too long for the book's cover",
-            "shorten it to about")
-    # the longest name accepted, of the widest letter, leaves room on an A5 cover's line for
-    # the most puzzles and a ten-digit seed at nearly the cover's size (8.5 pt, shrunk to 8)
-    name = "W"
-    while deck_name_fit(name + "W").fits:
-        name += "W"
-    register_fonts()
-    size, _ = DECK_NAME
-    assert text_width(f"200 puzzles · {name} · seed 2147483647", FONT, size - 0.5) <= 148 * 72 / 25.4 - 60
-    # a derived deck's name is cut to fit, and a short one is kept whole
-    assert deck_name_with("Standard deck", ", generated missions (seed 0)") == \
-        "Standard deck, generated missions (seed 0)"
-    long = deck_name_with("The Long and Winding Deck of Many Cards", ", generated missions (seed 0)")
-    assert long.endswith("…, generated missions (seed 0)") and deck_name_fit(long).fits
-
-
 # --------------------------------------------------------------------------- no output lost silently
 
 

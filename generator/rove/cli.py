@@ -661,7 +661,7 @@ def generate_missions(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .generators.missions import GenerationFailed, Settings
+    from .generators.missions import GenerationFailed, PartialCampaign, Settings
     from .generators.missions import generate_missions as run
     from .spec import load_spec
 
@@ -706,7 +706,7 @@ def generate_missions(
         Console(stderr=True).print(table)
     if output is not None:
         typer.echo(f"wrote {output}", err=True)
-    if campaign.partial:
+    if isinstance(campaign, PartialCampaign):
         typer.echo(f"generate missions: {stopped}; the {len(campaign.missions)} of {count} missions proven "
                    f"before it are {'written to ' + str(output) if output else 'printed'} (their spec "
                    "keeps the other cards' missions)", err=True)

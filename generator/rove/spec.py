@@ -275,7 +275,7 @@ class _SpecReader:
         if top and "name" not in data:
             probs.add(data.line, "missing or non-text 'name'; add 'name: My deck'")
         elif top:
-            problem = _text_problem(name, "spec name", "name: My deck", "deck")
+            problem = _text_problem(name, "spec name", "name: My deck", None)
             if problem:
                 probs.add(data.line_of("name"), problem)
         mtw = data.get("missions_to_win", DEFAULT_MISSIONS_TO_WIN)
@@ -395,9 +395,8 @@ def _yaml_kind(v: Any) -> str:
 
 def _text_problem(value: Any, what: str, example: str, kind: str | None) -> str | None:
     """Why ``value`` cannot be a printed title or name, or None when it can: it must be
-    non-empty text that the card fonts draw and, for a mission title (``kind`` "mission"),
-    a module name ("module") or the deck's name ("deck"), that fits its box on the card or
-    the book's cover (rove.pdf.titles, which measures
+    non-empty text that the card fonts draw and, for a mission title (``kind`` "mission")
+    or a module name ("module"), that fits its box on the card (rove.pdf.titles, which measures
     with the card fonts' own data without importing ReportLab)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return f"{what} is empty; write it, like '{example}'"

@@ -54,7 +54,6 @@ from ..actions import Action, plan_to_json
 from ..engine import Deck, state_cells, state_from_position, unpack
 from ..errors import SolverBug
 from ..grid import Cell
-from ..pdf.titles import deck_name_with
 from ..position import Current, Position, normalized_cells
 from ..replay import replay
 from ..spec import ANY, Card, Mission, Pattern, Spec
@@ -148,14 +147,9 @@ class Campaign:
     missions: tuple[GeneratedMission, ...]
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    @property
-    def partial(self) -> bool:
-        """Fewer missions than asked for: the ones proven before a limit stopped the run."""
-        return len(self.missions) < self.settings.count
-
     def to_json(self) -> dict[str, Any]:
         st = self.settings
-        return {"status": "partial" if self.partial else "generated", "count": st.count, "min_cost": st.min_cost,
+        return {"status": "generated", "count": st.count, "min_cost": st.min_cost,
                 "max_cost": st.max_cost, "seed": st.seed,
                 "missions": [m.to_json() for m in self.missions]}
 
@@ -170,9 +164,6 @@ class Campaign:
                 f"# for the deck '{self.source.name}', from the standard start (modules in spec",
                 "# order, 2 rows x 3 columns); each mission's optimal cost (movement points, no",
                 "# ability) is proven from the layout the previous one ended in:"]
-        if self.partial:
-            head.insert(1, f"# (only the first {len(self.missions)} of {st.count}: the run reached its limits "
-                           "before the next one was proven)")
         for m in self.missions:
             head.append(f"#   {m.card} {m.title}: {m.cost} point(s)")
         return "\n".join(head) + "\n" + dump_spec(self.spec, schema=None)
@@ -212,6 +203,20 @@ def mission_title(rng: random.Random, used: set[str]) -> str:
 
 
 # --------------------------------------------------------------------------- the generator
+
+
+@dataclass(frozen=True)
+class PartialCampaign(Campaign):
+    """The missions proven before a limit stopped the run (fewer than ``settings.count``):
+    written as a campaign is, marked as partial, rather than thrown away."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "status": "partial"}
+
+    def yaml(self) -> str:
+        first, rest = super().yaml().split("\n", 1)
+        return (f"{first}\n# (only the first {len(self.missions)} of {self.settings.count}: the run "
+                f"reached its limits before the next one was proven)\n{rest}")
 
 
 class _Clock:
@@ -412,9 +417,9 @@ def generate_missions(spec: Spec, settings: Settings,
                              "proofs": 0, "rounds": 0}
     out: list[GeneratedMission] = []
     ids = _card_ids(spec, count)
-    def so_far() -> Campaign | None:
-        """The missions proven so far, as a (partial) campaign of their own."""
-        return Campaign(st, spec, _campaign_spec(spec, out, st), tuple(out), stats) if out else None
+    def so_far() -> PartialCampaign | None:
+        """The missions proven so far, as a campaign of their own."""
+        return PartialCampaign(st, spec, _campaign_spec(spec, out, st), tuple(out), stats) if out else None
 
     for k, target in enumerate(ramp(st)):
         search = _MissionSearch(play_spec, cells, st, taken, rng, clock, stats)
@@ -476,5 +481,5 @@ def _campaign_spec(spec: Spec, missions: list[GeneratedMission], st: Settings) -
         src = spec.cards[k % len(spec.cards)]
         cards.append(Card(gm.card, Mission(gm.title, gm.pattern), src.movement))
     cards.extend(spec.cards[len(missions):])
-    name = deck_name_with(spec.name, f", generated missions (seed {st.seed})")
-    return replace(spec, name=name, cards=tuple(cards), path=None)
+    return replace(spec, name=f"{spec.name}, generated missions (seed {st.seed})", cards=tuple(cards),
+                   path=None)

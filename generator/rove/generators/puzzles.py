@@ -516,18 +516,19 @@ CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
 def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """A campaign from ``rove generate missions`` (seeded by the label), or None when the
     generator gives up or a proof runs out of nodes."""
-    from .missions import GenerationFailed, generate_missions, movement_only
+    from .missions import MIN_CELLS, GenerationFailed, generate_missions, movement_only
     from .missions import Settings as GenSettings
+
+    if len(spec.modules) < MIN_CELLS:  # too few modules for a mission (a valid deck may have one)
+        return None
 
     rng = random.Random(f"rove-book:campaign:{label}")
     count = rng.choice(CAMPAIGN_MISSIONS)
     lo, hi = CAMPAIGN_COSTS
-    gen = GenSettings(count=count, min_cost=lo, max_cost=hi, seed=rng.randrange(10 ** 6),
-                      time_limit=settings.time_limit)
-    if gen.problems(spec):  # a deck campaigns cannot be made from (too few modules): none
-        return None
     try:
-        camp = generate_missions(spec, gen)
+        camp = generate_missions(spec, GenSettings(count=count, min_cost=lo, max_cost=hi,
+                                                   seed=rng.randrange(10 ** 6),
+                                                   time_limit=settings.time_limit))
     except GenerationFailed:
         return None
     cspec = movement_only(camp.spec)

@@ -30,7 +30,6 @@ from ..spec import Pattern, Spec
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
-from .titles import shrink
 
 MM = 72.0 / 25.4
 PAPERS: dict[str, tuple[float, float]] = {"a5": (148 * MM, 210 * MM), "letter": (612.0, 792.0)}
@@ -516,11 +515,9 @@ class BookWriter:
         c.drawString(self.margin, self.H - 80 * k, "ROVE")
         c.setFont(FONT, self.fs(15))
         c.drawString(self.margin, self.H - 104 * k, "Verified Puzzles")
-        line = f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}"
-        # validation keeps the deck's name short; only a seed of many digits needs the shrink
-        size = shrink(line, self.W - 2 * self.margin, self.fs(8.5), 3.0, lambda t, z: text_width(t, FONT, z))
-        c.setFont(FONT, size)
-        c.drawString(self.margin, self.H - 124 * k, line)
+        c.setFont(FONT, self.fs(8.5))
+        c.drawString(self.margin, self.H - 124 * k,
+                     f"{len(self.puzzles)} puzzles · {info.spec_name} · seed {info.seed}")
         # a small decorative layout
         demo = {"B": (0, 0), "L": (1, 0), "S": (2, 0), "C": (0, 1), "G": (1, 1), "M": (2, 1)}
         demo = {k2: v for k2, v in demo.items() if k2 in self.names} or start_layout(self.spec.codes)

@@ -146,11 +146,6 @@ NAME_SIZES = (17.0, 9.0)
 """A module name: one line in the header band, bold, shrunk from 17 pt down to 9 pt beside the
 code badge (active side) or the SPENT tag (spent side); longer names are refused. Not wrapped:
 the pattern legends and the puzzle book's module table hold one line."""
-DECK_NAME = (8.5, 250.0)
-"""The deck's name on the puzzle book's cover: one line at 8.5 pt in at most 250 pt (of the
-360 pt an A5 cover line has, the rest for the puzzle count and the seed, which the cover
-shrinks a little if it must), measured in the bold face, wider than the regular face the
-cover uses; longer names are refused."""
 
 
 @dataclass(frozen=True)
@@ -194,27 +189,6 @@ def module_name_fit(name: str, spent: bool = True, measure: Measure = title_widt
     return TitleFit(size, (name,), measure(name, size) <= room)
 
 
-def deck_name_fit(name: str, measure: Measure = title_width) -> TitleFit:
-    """The deck's name on one line of the book's cover, not shrunk (the cover shrinks its
-    whole line only for a very long seed)."""
-    size, room = DECK_NAME
-    return TitleFit(size, (name,), measure(name, size) <= room)
-
-
-def deck_name_with(base: str, suffix: str) -> str:
-    """``base + suffix``, ``base`` cut short with an ellipsis as far as needed for the whole
-    to fit the cover (a deck a command derives from another, like generated missions,
-    names both and must still validate); ``suffix`` too if it is too long alone."""
-    name = base + suffix
-    while len(name) > 1 and not deck_name_fit(name).fits:
-        if len(base) > 1:
-            base = base[:-2].rstrip() + "…"
-            name = base + suffix
-        else:
-            name = name[:-2].rstrip() + "…"
-    return name
-
-
 # --------------------------------------------------------------------------- the check
 
 #: Width at 1 pt of the narrowest drawable character: no more characters than the box
@@ -237,8 +211,8 @@ def _longest_fitting(text: str, fits: Callable[[str], TitleFit], cap: int) -> in
 def title_problem(text: str, kind: str | None) -> str | None:
     """Why ``text`` cannot be printed, or None: the one check spec validation uses.
 
-    ``kind`` is "mission" (a mission title), "module" (a module name), "deck" (the deck's
-    name, printed on the puzzle book's cover) or None (only the characters). A character the card
+    ``kind`` is "mission" (a mission title), "module" (a module name) or None (only the
+    characters: the deck's name, printed on the puzzle book's cover). A character the card
     fonts have no glyph for would print as an empty box; a title that does not fit its box
     would run off the card. The returned text follows the value's name in a message."""
     bad = undrawable_chars(text)
@@ -256,9 +230,6 @@ def title_problem(text: str, kind: str | None) -> str | None:
     if kind == "mission":
         fits, room, lines, size = mission_title_fit, TITLE_W, 2, TITLE_TWO_LINES[1]
         where = f"the title box is {TITLE_W:g} pt wide and holds two lines at the smallest size, {size:g} pt"
-    elif kind == "deck":
-        (size, room), fits, lines = DECK_NAME, deck_name_fit, 1
-        where = f"the puzzle book's cover has {room:g} pt for it, on one line at {size:g} pt"
     else:
         fits, room, lines, size = module_name_fit, module_name_room(True), 1, NAME_SIZES[1]
         where = (f"the name has {room:.0f} pt beside the SPENT tag, on one line at the smallest "
@@ -269,6 +240,5 @@ def title_problem(text: str, kind: str | None) -> str | None:
     if len(text) <= cap and fits(text).fits:
         return None
     most = _longest_fitting(text, fits, cap)
-    place = "the book's cover" if kind == "deck" else "the card"
-    return (f"is too long for {place}: {where}; shorten it to about {most} characters (that much "
+    return (f"is too long for the card: {where}; shorten it to about {most} characters (that much "
             f"of it fits; it has {len(text):,})")
