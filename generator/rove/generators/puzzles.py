@@ -516,10 +516,10 @@ CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
 def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """A campaign from ``rove generate missions`` (seeded by the label), or None when the
     generator gives up or a proof runs out of nodes."""
-    from .missions import MIN_CELLS, GenerationFailed, generate_missions, movement_only
+    from .missions import GenerationFailed, generate_missions, movement_only
     from .missions import Settings as GenSettings
 
-    if len(spec.modules) < MIN_CELLS:  # too few modules for a mission (a valid deck may have one)
+    if GenSettings().problems(spec):  # a deck too small for missions (a valid deck may have one module)
         return None
 
     rng = random.Random(f"rove-book:campaign:{label}")
