@@ -1,7 +1,12 @@
-"""Reliability, second round (docs/LIMITS.md): no user file destroyed, no output lost
-silently, every signal ends cleanly, no traceback on valid or nearly valid input.
+"""Reliability, second round (docs/LIMITS.md, "What is guaranteed"): no user file
+destroyed, no output lost silently, concurrent runs never mixed, every signal ending
+cleanly, bounded work on huge valid input, no traceback on valid or nearly valid input,
+pipes read once, messages at the right line, work bounded and kept.
 
-Each test names a class of failure and tries it on every command it applies to.
+Each test names a class of failure and tries it on every command it applies to.  Tests
+that send a signal or race two runs wait for a READY line the command prints at a known
+point (a hook run in its process), never for a fixed time; a timeout only stops a hung
+test.
 """
 
 from __future__ import annotations
