@@ -7,7 +7,8 @@ turns them into positions, the command-line helpers.
   reference modules by code), ``NEVER`` (a pattern no test layout matches), ``active``;
   ``Lab`` writes them to a folder (positions name their spec by file) and builds
   positions, decks and states; ``rove.spec.parse_spec`` reads a spec without a file.
-* ``runner`` (Typer's CliRunner) and ``rove_script()`` (the installed console script).
+* ``runner`` (Typer's CliRunner) and ``rove_script()`` (the installed console script);
+  ``fake_book``, ``rove book`` with instant fakes for tests of its outputs.
 
 Slow tests are marked ``@pytest.mark.slow``; pyproject.toml deselects them unless the
 run asks for them: ``pytest -m slow``.
@@ -263,3 +264,19 @@ def rove_script() -> str:
     found = str(script) if script.exists() else shutil.which("rove")
     assert found, "the rove console script is not installed"
     return found
+
+
+@pytest.fixture
+def fake_book(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """``rove book`` with generation and rendering replaced by instant fakes, for tests of
+    its outputs: returns the files its export writes (change them to change the export)."""
+    from rove.book import build
+
+    files = {"01-mission.yaml": "a\n", "01-mission.plan.json": "[]\n", "specs/02-campaign.yaml": "c\n"}
+    monkeypatch.setattr(build, "generate_book", lambda *a, **k: ["puzzle"])
+    monkeypatch.setattr(build, "render_book", lambda *a, **k: b"%PDF-fake")
+    monkeypatch.setattr(build, "export_files", lambda *a, **k: dict(files))
+    # what later versions of the book also compute (set here even where they do not exist yet)
+    monkeypatch.setattr(build, "example_puzzle", lambda *a, **k: None, raising=False)
+    monkeypatch.setattr(build, "shortfalls", lambda *a, **k: [], raising=False)
+    return files

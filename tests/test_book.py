@@ -442,12 +442,10 @@ def test_force_replaces_an_earlier_export_whole(tmp_path: Path) -> None:
     first = runner.invoke(app, ["book", "--count", "2", "--mix", "mission:1,hand:1", "--seed", "3",
                                 "-o", str(ex / "book.pdf"), "--export-dir", str(ex)])
     assert first.exit_code == 0, first.output
-    (ex / "specs" / "07-campaign.yaml").write_text("stale\n")
-    (ex / "notes.txt").write_text("old")
     assert "02-hand.yaml" in _tree(ex) or "01-hand.yaml" in _tree(ex)
     result = runner.invoke(app, [*QUICK, "-o", str(ex / "book.pdf"), "--export-dir", str(ex), "--force"])
     assert result.exit_code == 0, result.output
-    assert sorted(_tree(ex)) == ["01-mission.plan.json", "01-mission.yaml", "book.pdf",
+    assert sorted(_tree(ex)) == [".rove-export", "01-mission.plan.json", "01-mission.yaml", "book.pdf",
                                  "specs/standard.yaml"]
     fresh = tmp_path / "fresh"
     result = runner.invoke(app, [*QUICK, "-o", str(fresh / "book.pdf"), "--export-dir", str(fresh)])

@@ -279,4 +279,5 @@ def test_cli_time_limit_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     r = runner.invoke(app, ["generate", "missions", "--count", "7", "--min-cost", "4", "--max-cost", "6",
                             "--time-limit", "1", "-o", str(out)])
     assert r.exit_code == 3, r.output
-    assert "time limit" in r.stderr and not out.exists()
+    # nothing, or the missions proven before the limit (a fast machine may prove one)
+    assert "time limit" in r.stderr and (not out.exists() or "# (only the first" in out.read_text())

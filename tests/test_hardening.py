@@ -273,20 +273,6 @@ def test_ctrl_c_is_held_off_while_outputs_go_into_place(tmp_path: Path, ctrl_c_r
 # --------------------------------------------------------------------------- book export folder
 
 
-@pytest.fixture
-def fake_book(monkeypatch) -> dict[str, str]:
-    """rove book with generation and rendering replaced by instant fakes."""
-    from rove.book import build
-
-    files = {"01-mission.yaml": "a\n", "01-mission.plan.json": "[]\n", "specs/02-campaign.yaml": "c\n"}
-    monkeypatch.setattr(build, "generate_book", lambda *a, **k: ["puzzle"])
-    monkeypatch.setattr(build, "render_book", lambda *a, **k: b"%PDF-fake")
-    monkeypatch.setattr(build, "export_files", lambda *a, **k: dict(files))
-    monkeypatch.setattr(build, "example_puzzle", lambda *a, **k: None)
-    monkeypatch.setattr(build, "shortfalls", lambda *a, **k: [])
-    return files
-
-
 def test_book_writes_the_pdf_and_the_export_folder(runner: CliRunner, tmp_path: Path, fake_book) -> None:
     ex = tmp_path / "ex"
     ex.mkdir()
@@ -461,9 +447,10 @@ def test_a_symlink_loop_is_a_clean_message(runner: CliRunner, tmp_path: Path) ->
 
 
 def test_too_many_includes(runner: CliRunner, tmp_path: Path) -> None:
-    (tmp_path / "empty.yaml").write_text("format: rove-spec/1\n")
+    for i in range(101):  # a file may be included once: 101 different ones
+        (tmp_path / f"empty{i}.yaml").write_text("format: rove-spec/1\n")
     top = tmp_path / "top.yaml"
-    top.write_text(STANDARD.read_text() + "include: [" + ", ".join(["empty.yaml"] * 101) + "]\n")
+    top.write_text(STANDARD.read_text() + "include: [" + ", ".join(f"empty{i}.yaml" for i in range(101)) + "]\n")
     refused(runner.invoke(app, ["validate", str(top)]), f"{top}:", "more than 100 includes")
 
 

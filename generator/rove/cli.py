@@ -10,6 +10,7 @@ import errno
 import functools
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -19,7 +20,19 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from .errors import InputError, SolverBug
-from .outputs import Outputs, check_output, write_output
+from .outputs import (
+    MANIFEST,
+    Outputs,
+    Terminated,
+    check_output,
+    foreign_entries,
+    manifest_text,
+    names_a_folder,
+    prepare_stdio,
+    read_manifest,
+    stop_signals_handled,
+    write_output,
+)
 from .words import plural
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -28,6 +41,12 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
+SOLVE_NODES = 10_000_000
+"""``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
+about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
+MAX_NODES = 10**12
+"""Largest node limit an option takes: days of search, and far inside what the search
+core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
 
 app = typer.Typer(
     name="rove",
@@ -83,7 +102,8 @@ def _output_failed(exc: OSError) -> typer.Exit:
     except (OSError, ValueError):
         _silence_stdout()
     if exc.errno in _WRITE_ERRORS:  # a stream without a name: stdout (rove's files say their name)
-        return fail_input(f"rove: cannot write the output: {exc.strerror or exc}")
+        return fail_input(f"rove: cannot write to standard output: {exc.strerror or exc}; "
+                          "the output is incomplete")
     return fail_input(f"rove: {exc.strerror or exc}")
 
 
@@ -91,14 +111,17 @@ def handles_input_errors(fn: F) -> F:
     """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback.
 
     So does an output that cannot be written (a full disk, `> /dev/full`); a closed pipe
-    on stdout stops quietly with 141; Ctrl-C stops with a short message and 130 (every
-    output is written through ``Outputs``, so none is left half-written)."""
+    on stdout stops quietly with 141; Ctrl-C stops with a short message and 130, SIGTERM
+    and SIGHUP with 143 and 129 (every output is written through ``Outputs``, so none is
+    left half-written, and a worker pool ends its workers on the way out)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        prepare_stdio()
         try:
             try:
-                result = fn(*args, **kwargs)
+                with stop_signals_handled():
+                    result = fn(*args, **kwargs)
             except typer.Exit:
                 sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
                 raise
@@ -108,6 +131,9 @@ def handles_input_errors(fn: F) -> F:
             for p in exc.problems:
                 say(str(p))
             raise typer.Exit(EXIT_INPUT) from None
+        except Terminated as exc:
+            say(f"rove: stopped by {signal.Signals(exc.signum).name}; no output was left half-written")
+            raise typer.Exit(128 + exc.signum) from None
         except KeyboardInterrupt:
             say("rove: interrupted (Ctrl-C); no output was left half-written")
             raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -117,13 +143,14 @@ def handles_input_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-
-
-def spec_input(spec_arg: str) -> Path:
-    """The file a spec argument names (a bundled name or a path), to keep outputs off it."""
-    from .spec import resolve_spec_ref
-
-    return resolve_spec_ref(spec_arg)
+def file_path(value: str | Path) -> Path:
+    """An output file option's value (its Typer ``parser``): a name ending in ``/`` is
+    refused as a bad option value (exit 2), as it names a folder, not a file."""
+    text = os.fspath(value)
+    if names_a_folder(text):
+        raise typer.BadParameter(f"{text!r} names a folder, not a file; give a file name (to write "
+                                 "into that folder, add the file's name after the last /)")
+    return Path(text)
 
 
 def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
@@ -149,7 +176,7 @@ def validate(
 ) -> None:
     """Check card specs and positions; every problem as `path:line: message`."""
     from .position import position_from_data
-    from .spec import load_spec, resolve_spec_ref
+    from .spec import resolve_spec_ref, spec_from_data
     from .yamlio import LineDict, load_yaml_file
 
     problems = []
@@ -162,7 +189,7 @@ def validate(
                 pos = position_from_data(data, str(path), path.parent)
                 typer.echo(f"{f}: ok (position, goal {pos.goal}, spec {pos.spec.name!r})")
             else:
-                spec = load_spec(path)
+                spec = spec_from_data(data, path)  # not read again: a pipe gives its text once
                 typer.echo(f"{f}: ok (spec {spec.name!r}: {len(spec.modules)} modules, "
                            f"{len(spec.cards)} cards, {spec.missions_to_win} missions to win)")
         except InputError as exc:
@@ -186,7 +213,8 @@ def deal(
     seed: Annotated[int, typer.Option(help="Seed: the same seed always gives the same deal.")],
     spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
     difficulty: Annotated[Difficulty, typer.Option(help="Starting hand 5, 4 or 3.")] = Difficulty.normal,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", parser=file_path,
+                                                help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write a random fresh deal as a position (YAML)."""
     from dataclasses import replace
@@ -195,9 +223,9 @@ def deal(
     from .position import dump_position
     from .spec import load_spec
 
-    if output is not None:
-        check_output(output, "-o", inputs=[spec_input(spec)])
     sp = load_spec(spec)
+    if output is not None:
+        check_output(output, "-o", inputs=sp.sources)
     pos = make_deal(sp, seed, difficulty.value)
     pos = replace(pos, spec_ref=spec_ref_for(spec, output))
     text = dump_position(pos)
@@ -226,6 +254,9 @@ def solve(
                                                      min=0)] = None,
     optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    node_limit: Annotated[int, typer.Option(help="Search nodes (search engine); when reached the answer is "
+                                                 "'unknown' (exit 3). Memory grows about 50 bytes a node.",
+                                            min=1, max=MAX_NODES)] = SOLVE_NODES,
 ) -> None:
     """Solve a position: solved (plan), unsolvable (proven) or unknown (limit reached)."""
     from .position import load_position
@@ -238,7 +269,7 @@ def solve(
     else:
         from .solve.search import solve as solve_search
 
-        result = solve_search(pos, time_limit=time_limit, optimal=optimal)
+        result = solve_search(pos, time_limit=time_limit, max_nodes=node_limit, optimal=optimal)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
@@ -273,8 +304,9 @@ def check(
                                                  "normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
     node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.",
-                                            min=1)] = 2_000_000,
-    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.", min=1)] = 200_000,
+                                            min=1, max=MAX_NODES)] = 2_000_000,
+    mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.",
+                                                    min=1, max=MAX_NODES)] = 200_000,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve "
                                                           "stopped by it makes the run timing-dependent.",
                                                      min=0)] = 600.0,
@@ -285,12 +317,13 @@ def check(
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
-    report: Annotated[Path | None, typer.Option(help="Also write a PDF report here.")] = None,
+    report: Annotated[Path | None, typer.Option(parser=file_path, help="Also write a PDF report here.")] = None,
     player: Annotated[str, typer.Option(help="Who plays the deals, comma-separated: thoughtful (exact solver, "
                                              "draw order known), expert (sees only the table).")
                       ] = "thoughtful,expert",
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
-                                                        "finish within them counts as lost).", min=1)] = 300_000,
+                                                        "finish within them counts as lost).",
+                                                   min=1, max=MAX_NODES)] = 300_000,
 ) -> None:
     """Does a card design work? Static checks, then win rates over seeded random deals:
     the thoughtful one (draw order known) and the expert player's, side by side."""
@@ -304,9 +337,9 @@ def check(
     if jobs is not None and jobs > cores and executor == "local":
         raise fail_input(f"check: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
                          f"gives rove; give at most --jobs {cores}")
-    if report is not None:
-        check_output(report, "--report", inputs=[spec_input(spec)])
     sp = load_spec(spec)
+    if report is not None:
+        check_output(report, "--report", inputs=sp.sources)
     try:
         opts = CheckOptions(deals=deals, difficulties=tuple(d.strip() for d in difficulty.split(",") if d.strip()),
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
@@ -490,6 +523,8 @@ def cards(
     as_json: Annotated[bool, typer.Option("--json", help="Print the preflight (or --list-presets) as "
                                                          "JSON.")] = False,
     png_dir: Annotated[Path | None, typer.Option(help="Also write a PNG preview of each card here.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace previews --png-dir already holds "
+                                                        "(of the same names).")] = False,
 ) -> None:
     """Print files of every card of a spec, both sides: home sheets or a print service's files."""
     if list_presets:
@@ -515,14 +550,22 @@ def cards(
                   Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
                   Path(f"output/cards-{name}"))
     folder = shape in ("png", "tts")
-    inputs = [spec_input(spec)]
-    check_output(output, "-o", folder=folder, inputs=inputs)
-    if png_dir is not None:
-        check_output(png_dir, "--png-dir", folder=True, inputs=inputs, others=[("-o", output)])
     from .pdf.printing import render_print, resolve_job
     from .spec import load_spec
 
     sp = load_spec(spec)
+    check_output(output, "-o", folder=folder, inputs=sp.sources)
+    if png_dir is not None:
+        from .pdf.cards import card_faces
+
+        check_output(png_dir, "--png-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
+        names = [f"{face.key}.png" for pair in card_faces(sp) for face in pair]
+        there = [n for n in names if os.path.lexists(png_dir / n)]
+        if there and not force:
+            shown = ", ".join(there[:3]) + (f" and {len(there) - 3} more" if len(there) > 3 else "")
+            raise InputError.single(str(png_dir), None, (
+                f"--png-dir already holds {plural(len(there), 'preview')} of this deck ({shown}); "
+                "give a new or empty folder, or add --force to replace them"))
     try:
         job = resolve_job(name, paper=paper.value if paper else None, layout=layout.value if layout else None,
                           bleed_mm=bleed, card=card.value if card else None, safe_mm=safe, dpi=dpi,
@@ -582,27 +625,42 @@ def cards(
 # --------------------------------------------------------------------------- book
 
 
-def _check_export_dir(export_dir: Path, force: bool, inputs: list[Path]) -> bool:
+def _shown(names: list[str], most: int = 4) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -> bool:
     """Refuse (InputError), before any work, an --export-dir that holds an earlier export
-    unless --force is given; with --force, one whose replacement would take the input spec
-    or the current folder with it, or whose parent takes no new folder.  Returns whether
-    the folder is to be replaced as a whole (it exists and is not empty, and --force)."""
+    unless --force is given.  With --force the folder is replaced as a whole, which is
+    safe only when it holds nothing but what the earlier export wrote (its manifest lists
+    that): a folder holding anything else, or export files no manifest lists, is refused,
+    and so is one whose replacement would take the input spec or the current folder with
+    it, or whose parent takes no new folder.  Returns whether the folder is replaced."""
     from .book.build import earlier_export
 
     old = earlier_export(export_dir)
-    if old and not force:
-        shown = ", ".join(old[:4]) + (f" and {len(old) - 4} more" if len(old) > 4 else "")
+    recorded = read_manifest(export_dir)
+    if (old or recorded is not None) and not force:
         raise InputError.single(str(export_dir), None, (
-            f"--export-dir already holds files of an earlier export ({shown}); give a new or "
-            "empty folder, or add --force to replace its contents as a whole"))
-    if not force or not export_dir.is_dir() or not any(os.scandir(export_dir)):
-        return False
+            f"--export-dir already holds files of an earlier export ({_shown(old or [MANIFEST])}); "
+            "give a new or empty folder, or add --force to replace that export"))
+    if not force or not export_dir.is_dir() or (not old and recorded is None):
+        return False  # nothing to replace: a new export is written beside what is there
     real = os.path.realpath(export_dir)
     for what, path in [*(("the input file", p) for p in inputs), ("the current folder", Path.cwd())]:
         if Path(os.path.relpath(os.path.realpath(path), real)).parts[:1] != (os.pardir,):
             raise InputError.single(str(export_dir), None, (
                 f"--export-dir holds {what} {path}; --force would remove it with the folder's "
                 "old contents: give another folder"))
+    if recorded is None:
+        raise InputError.single(str(export_dir), None, (
+            f"--export-dir holds files no rove export recorded as its own ({_shown(old)}); "
+            "--force replaces only what an export wrote: move them away or give another folder"))
+    foreign = foreign_entries(export_dir, recorded)
+    if foreign:
+        raise InputError.single(str(export_dir), None, (
+            f"--export-dir holds files the earlier export did not write ({_shown(foreign)}); "
+            "--force replaces only an export's own files: move them away or give another folder"))
     parent = os.path.dirname(real)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError.single(str(export_dir), None, (
@@ -633,12 +691,13 @@ def book(
                                                  "and staple.")] = "none",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
-    output: Annotated[Path, typer.Option("-o", "--output", help="PDF to write.")] = Path("output/book.pdf"),
+    output: Annotated[Path, typer.Option("-o", "--output", parser=file_path,
+                                         help="PDF to write.")] = Path("output/book.pdf"),
     export_dir: Annotated[Path | None, typer.Option(help="Also write every puzzle as NAME.yaml and its "
                                                          "solution as NAME.plan.json here, with the "
                                                          "specs they use under specs/.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace the contents of an --export-dir that "
-                                                        "already holds an earlier export, as a whole.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an earlier export in --export-dir (only "
+                                                        "if the folder holds nothing else).")] = False,
 ) -> None:
     """Verified puzzle book: generated puzzles, each proven by the solvers, graded 1-5 stars."""
     from dataclasses import replace as dc_replace
@@ -671,13 +730,12 @@ def book(
             raise fail_input(f"book: {name} must be printable text of at most 80 characters")
     if imposition not in ("none", "booklet"):
         raise fail_input(f"book: --imposition is {imposition!r}; use none or booklet")
-    inputs = [spec_input(spec)]
-    check_output(output, "-o", inputs=inputs)
+    sp = load_spec(spec)
+    check_output(output, "-o", inputs=sp.sources)
     replace_export = False
     if export_dir is not None:
-        check_output(export_dir, "--export-dir", folder=True, inputs=inputs, others=[("-o", output)])
-        replace_export = _check_export_dir(export_dir, force, inputs)
-    sp = load_spec(spec)
+        check_output(export_dir, "--export-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
+        replace_export = _check_export_dir(export_dir, force, sp.sources)
     settings = dc_replace(Settings(), time_limit=time_limit)
     with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
@@ -720,7 +778,8 @@ def book(
     with Outputs() as out:
         if export_dir is not None:
             staging = out.folder(export_dir, replace=replace_export)
-            for name, text in files.items():
+            written = [*files, *([pdf_in_export.as_posix()] if pdf_in_export is not None else [])]
+            for name, text in {**files, MANIFEST: manifest_text(written)}.items():
                 target = staging / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8", newline="")
@@ -787,8 +846,8 @@ def generate_missions(
     sides: Annotated[str, typer.Option(help="The side every module moves on while costs are proven: "
                                             "active, or spent (the deck's spent sides, as once every "
                                             "ability is used).")] = "active",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Card spec YAML to write "
-                                                 "(default: print it).")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", parser=file_path,
+                                                help="Card spec YAML to write (default: print it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the sequence, costs and plans as JSON.")] = False,
 ) -> None:
     """A new mission sequence, each cost proven by CP-SAT and the search engine, as a card spec.
@@ -801,7 +860,7 @@ def generate_missions(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .generators.missions import GenerationFailed, Settings
+    from .generators.missions import GenerationFailed, PartialCampaign, Settings
     from .generators.missions import generate_missions as run
     from .spec import load_spec
 
@@ -814,15 +873,19 @@ def generate_missions(
     if bad:
         raise fail_input("generate missions: " + "; ".join(bad))
     if output is not None:
-        check_output(output, "-o", inputs=[spec_input(spec)])
+        check_output(output, "-o", inputs=sp.sources)
+    stopped = ""
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("proving missions", total=count)
         try:
             campaign = run(sp, settings, lambda done, total: bar.update(task, completed=done))
         except GenerationFailed as exc:
-            typer.echo(f"generate missions: {exc}; nothing written", err=True)
-            raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
+            if exc.partial is None:
+                typer.echo(f"generate missions: {exc}; nothing written", err=True)
+                raise typer.Exit(EXIT_FAIL if exc.proven else EXIT_UNKNOWN) from None
+            campaign = exc.partial  # the missions proven before the limit are kept, not thrown away
+            stopped = str(exc)
     text = campaign.yaml()
     if output is not None:
         write_output(output, text)
@@ -833,7 +896,7 @@ def generate_missions(
     if not as_json:
         from rich.table import Table
 
-        table = Table(title=f"{count} missions, optimal cost (points, by movement) in "
+        table = Table(title=f"{len(campaign.missions)} missions, optimal cost (points, by movement) in "
                             f"[{min_cost}, {max_cost}]")
         for col in ("card", "title", "cells", "named", "target", "cost", "rounds"):
             table.add_column(col, justify="right" if col in ("cells", "target", "cost", "rounds") else "left")
@@ -844,6 +907,11 @@ def generate_missions(
         Console(stderr=True).print(table)
     if output is not None:
         typer.echo(f"wrote {output}", err=True)
+    if isinstance(campaign, PartialCampaign):
+        typer.echo(f"generate missions: {stopped}; the {len(campaign.missions)} of {count} missions proven "
+                   f"before it are {'written to ' + str(output) if output else 'printed'} (their spec "
+                   "keeps the other cards' missions)", err=True)
+        raise typer.Exit(EXIT_UNKNOWN)
 
 
 def main() -> None:

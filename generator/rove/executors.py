@@ -80,8 +80,14 @@ class LocalPoolExecutor:
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if self._pool is not None:
+            if exc_type is not None:
+                # Ctrl-C, SIGTERM or an error: the running tasks' results are not wanted, and
+                # waiting for them could take minutes; end the workers now (a terminal's
+                # Ctrl-C reaches them too, but a `kill` of this process does not)
+                for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    proc.terminate()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 

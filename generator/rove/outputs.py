@@ -8,19 +8,30 @@ a temporary folder, and ``commit`` renames them all into place at the end, with 
 held off for the few renames (a folder written with ``replace`` is staged beside the old
 one and swapped in for it whole).  An error or Ctrl-C before that removes every temporary
 file, so no output is ever half-written and an existing file is replaced whole or kept.
+
+Around that: SIGTERM and SIGHUP are made to act as Ctrl-C does (``stop_signals_handled``),
+the renames run under a lock on the folders they go into and are refused when another
+run wrote there meanwhile (two runs never mix), an export folder lists what it wrote
+(``MANIFEST``) so that replacing it removes nothing else, and ``prepare_stdio`` makes
+every write to standard output checked (unbuffered, closed, or unable to show a character).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
+import itertools
 import os
 import shutil
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any, TextIO
 
 from .errors import InputError
 
@@ -98,21 +109,115 @@ def check_output(path: Path, option: str, *, folder: bool = False,
                             f"give a {what} in a folder you can write to")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``kill``, a closed terminal): a KeyboardInterrupt, so that every
+    path that cleans up after Ctrl-C (staged outputs removed, a CP-SAT search stopped, a
+    worker pool ended) does the same for these; the command exits 128 + ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that end a command as Ctrl-C does (SIGHUP is missing on Windows).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def stop_signals_handled() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise ``Terminated`` as Ctrl-C raises
+    KeyboardInterrupt (by default they would end the process at once, leaving staged files
+    and worker processes behind); the old handlers are put back after it.  Only the main
+    thread can set handlers: elsewhere (a test's thread) this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, _raise_terminated) for sig in STOP_SIGNALS if sig != signal.SIGINT}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def _locked(folders: list[Path]) -> Iterator[None]:
+    """An exclusive lock (``flock``) on each folder, taken in order, held for the block:
+    rove runs that put outputs into the same folders take turns.  A folder that cannot be
+    opened or locked (a file system without locks) is passed over: the lock only orders
+    rove's own runs."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        for folder in folders:
+            try:
+                fd = os.open(folder, os.O_RDONLY)
+            except OSError:
+                continue
+            stack.callback(os.close, fd)
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+
+
 @contextlib.contextmanager
 def interrupts_held() -> Iterator[None]:
-    """Hold Ctrl-C off while the block runs, then raise it: for the renames that put
-    outputs into place, so that they happen all or not at all."""
+    """Hold Ctrl-C, SIGTERM and SIGHUP off while the block runs, then raise the first one
+    caught: for the renames that put outputs into place, so that they happen all or not
+    at all."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    old = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if caught and old is signal.default_int_handler:
-            raise KeyboardInterrupt
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if caught:
+            handler = old[caught[0]]
+            if caught[0] == signal.SIGINT and handler is signal.default_int_handler:
+                raise KeyboardInterrupt
+            if handler is _raise_terminated:
+                raise Terminated(caught[0])
+            if callable(handler):
+                handler(caught[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(caught[0])
+
+
+_SERIAL = itertools.count(1)
+
+_LISTED_DEPTH = 2
+"""How deep ``_listing`` looks into an existing output folder: rove's folder outputs are at
+most two levels deep (an export's ``specs/NAME.yaml``), and ``--png-dir .`` must not walk
+a whole home folder."""
+
+
+def _listing(folder: Path) -> frozenset[str]:
+    """The relative paths in ``folder`` down to ``_LISTED_DEPTH`` levels (links not followed)."""
+    found: set[str] = set()
+
+    def walk(where: Path, prefix: str, depth: int) -> None:
+        try:
+            with os.scandir(where) as entries:
+                for e in entries:
+                    found.add(prefix + e.name)
+                    if depth > 1 and e.is_dir(follow_symlinks=False):
+                        walk(Path(e.path), f"{prefix}{e.name}/", depth - 1)
+        except OSError:
+            pass
+
+    walk(folder, "", _LISTED_DEPTH)
+    return frozenset(found)
 
 
 class Outputs:
@@ -131,9 +236,12 @@ class Outputs:
 
     def __init__(self) -> None:
         self._files: list[tuple[Path, Path, Path]] = []  # (temporary, final, as named)
-        self._folders: list[tuple[Path, Path, Path, bool]] = []  # ... and whether it replaces
+        #: (temporary, final, as named, whether it replaces, the files the existing folder
+        #: held when staging began; None for a new folder or one replaced whole)
+        self._folders: list[tuple[Path, Path, Path, bool, frozenset[str] | None]] = []
         self._made: list[Path] = []  # folders created for outputs, removed again if empty
-        self._tag = f"rove-{os.getpid()}"
+        # unique to this set of outputs, so that two in one process never share a temporary
+        self._tag = f"rove-{os.getpid()}-{next(_SERIAL)}"
 
     def __enter__(self) -> Outputs:
         return self
@@ -184,12 +292,14 @@ class Outputs:
         beside it and ``commit`` swaps the two, then removes the old one with everything
         in it (so nothing of an earlier run is left among the new files)."""
         final = _real(path)
+        before: frozenset[str] | None = None
         if final.is_dir() and not replace:
             tmp = final / f".{self._tag}.tmp"
+            before = _listing(final)
         else:
             self._mkdir(final.parent, path)
             tmp = final.with_name(f".{final.name}.{self._tag}.tmp")
-        self._folders.append((tmp, final, path, replace))
+        self._folders.append((tmp, final, path, replace, before))
         try:
             if tmp.exists():
                 shutil.rmtree(tmp)
@@ -198,13 +308,38 @@ class Outputs:
             raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
         return tmp
 
+    def _raced(self) -> None:
+        """Refuse (InputError) to put a folder into place when another run has written
+        there since this one staged it: a new folder that now exists with files in it, or
+        an existing one that now holds a file this run would replace and did not hold then.
+        Two runs into one folder would otherwise mix their files; this way the first to
+        finish wins whole and the other writes nothing."""
+        for tmp, final, named, replace, before in self._folders:
+            if replace:
+                continue
+            if before is None:  # new: nothing in it but this run's own temporary files
+                if final.is_dir() and any(self._tag not in e.name for e in os.scandir(final)):
+                    raise _refuse(named, "was made by another run while this one worked; nothing was "
+                                         "written (give another folder, or run again)")
+                continue
+            for src in tmp.rglob("*"):
+                rel = src.relative_to(tmp).as_posix()
+                if rel.count("/") >= _LISTED_DEPTH:  # not listed when staging began: cannot tell
+                    continue
+                if not src.is_dir() and os.path.lexists(final / rel) and rel not in before:
+                    raise _refuse(named, f"another run wrote {rel} into it while this one worked; "
+                                         "nothing was written (run again)")
+
     def commit(self) -> None:
-        """Put every output into place, Ctrl-C held off until it is done."""
-        with interrupts_held():
+        """Put every output into place, Ctrl-C held off until it is done, while holding a
+        lock on the folders they go into, so that two runs never mix (``_raced``)."""
+        parents = {final.parent for _, final, _ in self._files} | {f.parent for _, f, *_ in self._folders}
+        with interrupts_held(), _locked(sorted(parents)):
+            self._raced()
             try:
                 for tmp, final, _ in self._files:
                     os.replace(tmp, final)
-                for tmp, final, _, replace in self._folders:
+                for tmp, final, _, replace, _ in self._folders:
                     if not final.exists():
                         os.rename(tmp, final)
                         continue
@@ -236,12 +371,71 @@ class Outputs:
             for tmp, _, _ in self._files:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
-            for tmp, _, _, _ in self._folders:
+            for tmp, *_ in self._folders:
                 shutil.rmtree(tmp, ignore_errors=True)
             for folder in reversed(self._made):
                 with contextlib.suppress(OSError):
                     folder.rmdir()  # only if still empty
             self._files, self._folders, self._made = [], [], []
+
+
+def names_a_folder(text: str) -> bool:
+    """Whether an output path as typed names a folder (``out/new/``, ``out/new/.``), which
+    ``Path`` would silently turn into a file name (``-o out/new/`` writing a file ``new``)."""
+    return os.path.basename(text) in ("", ".", "..")
+
+
+MANIFEST = ".rove-export"
+"""The file in an export folder that lists every file the export wrote, so that a later
+``--force`` removes those and nothing else."""
+
+
+def manifest_text(names: Iterable[str]) -> str:
+    """The manifest of an export folder: a comment line, then one relative path a line."""
+    lines = ["# files written here by rove; rove --force replaces these and refuses a folder "
+             "holding anything else", *sorted(set(names))]
+    return "\n".join(lines) + "\n"
+
+
+def read_manifest(folder: Path) -> set[str] | None:
+    """The paths the manifest of ``folder`` lists, or None when it has none (or cannot be
+    read: then the folder is treated as holding files no export recorded)."""
+    from .yamlio import read_text
+
+    if not os.path.isfile(folder / MANIFEST):
+        return None
+    try:
+        text = read_text(folder / MANIFEST, "rove export manifest")
+    except InputError:
+        return None
+    return {line for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def foreign_entries(folder: Path, listed: set[str]) -> list[str]:
+    """The entries of ``folder`` (relative, sorted, at most a few hundred) that are neither
+    a listed file nor a folder holding listed files, nor the manifest itself: what replacing
+    the folder as a whole would destroy that rove did not write."""
+    parents = {p.as_posix() for name in listed for p in Path(name).parents}
+    foreign: list[str] = []
+    for root, dirs, names in os.walk(folder):
+        rel_root = Path(root).relative_to(folder)
+        keep = []
+        for d in sorted(dirs):
+            rel = (rel_root / d).as_posix()
+            if os.path.islink(os.path.join(root, d)):
+                names.append(d)  # a link is an entry of its own, never followed
+            elif rel in parents:
+                keep.append(d)
+            else:
+                foreign.append(rel + "/")
+        dirs[:] = keep
+        for n in names:
+            rel = (rel_root / n).as_posix()
+            if rel not in listed and rel != MANIFEST:
+                foreign.append(rel)
+        if len(foreign) > 200:
+            break
+    return sorted(foreign)
 
 
 def write_output(path: Path, data: bytes | str) -> None:
@@ -250,3 +444,58 @@ def write_output(path: Path, data: bytes | str) -> None:
     with Outputs() as out:
         out.file(path, data)
         out.commit()
+
+
+# --------------------------------------------------------------------------- standard output
+
+
+class ClosedStream(io.TextIOBase):
+    """Standard output when the command was started with it closed (``rove ... >&-``):
+    Python then leaves ``sys.stdout`` None and every print is silently dropped; this one
+    fails the first write instead, like a write to a closed descriptor."""
+
+    name = "<stdout>"
+    encoding = "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def prepare_stdio() -> None:
+    """Make every write to standard output checked, before a command writes anything.
+
+    * A descriptor 0, 1 or 2 the command was started without is opened on /dev/null, so
+      that no file rove opens takes its number (and a library printing to it cannot write
+      into a PDF); a closed stdout becomes ``ClosedStream``, so its first write fails.
+    * Unbuffered stdout (``PYTHONUNBUFFERED``, ``python -u``) writes through a raw file, and
+      Python's text layer drops what a short write did not take: a nearly full disk kept
+      the first 8 kB of 31 kB and rove exited 0.  It gets a buffered layer, which writes
+      the rest or raises the error.
+    * Characters the stream's encoding cannot show (``PYTHONIOENCODING=latin-1``) are
+      written escaped (``\\u20ac``) instead of raising.
+
+    Idempotent, and a no-op for a stream that is not a real file (a test's capture)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                null = os.open(os.devnull, os.O_RDWR)
+                if null != fd:  # the lowest free number is taken first, so this is rare
+                    os.dup2(null, fd)
+                    os.close(null)
+    if sys.stdout is None:
+        sys.stdout = ClosedStream()
+    for name in ("stdout", "stderr"):
+        stream: Any = getattr(sys, name)
+        if not isinstance(stream, io.TextIOWrapper):
+            continue
+        if isinstance(stream.buffer, io.RawIOBase):  # unbuffered: give it a buffer
+            new: TextIO = io.TextIOWrapper(io.BufferedWriter(stream.buffer), encoding=stream.encoding,
+                                           errors="backslashreplace", line_buffering=True)
+            setattr(sys, name, new)
+        elif stream.errors != "backslashreplace":
+            stream.reconfigure(errors="backslashreplace")

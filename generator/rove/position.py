@@ -195,7 +195,7 @@ def _read_layout(data: LineDict, spec: Spec, probs: Problems) -> dict[str, Cell]
                 probs.add(L("layout"), f"layout has module {ch} twice; each module is in one place")
             else:
                 cells[ch] = (x, y)
-    if rows and not probs:
+    if not probs:  # an empty layout too: it lacks every module
         missing = [c for c in spec.codes if c not in cells]
         if missing:
             probs.add(L("layout"), f"layout lacks module(s) {' '.join(missing)}; "

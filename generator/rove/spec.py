@@ -41,14 +41,15 @@ MAX_POINTS = 9
 DEFAULT_MISSIONS_TO_WIN = 7
 MAX_INCLUDES = 100
 MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs memory and print time)
-"""Most files one spec may include, counting a file each time (docs/LIMITS.md)."""
+"""Most files one spec may include, at any depth (each one at most once; docs/LIMITS.md)."""
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
 """Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
 
-_ID_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-_CARD_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-_CODE_RE = re.compile(r"^[A-Z]$")
+# used with fullmatch: ``$`` would also match before a final line break ("a\n" as an id)
+_ID_RE = re.compile(r"[a-z][a-z0-9_-]*")
+_CARD_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_CODE_RE = re.compile(r"[A-Z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +144,9 @@ class Spec:
     cards: tuple[Card, ...]
     missions_to_win: int = DEFAULT_MISSIONS_TO_WIN
     path: str | None = field(default=None, compare=False)
+    #: every file read to make it: the spec file and each file it includes, at any depth;
+    #: a command keeps its outputs off all of them, not only off the file it was given
+    sources: tuple[Path, ...] = field(default=(), compare=False)
 
     @cached_property
     def module_by_code(self) -> dict[str, Module]:
@@ -194,6 +198,15 @@ def load_spec(ref: str | Path, base_dir: Path | None = None) -> Spec:
     return _SpecReader().read(path)
 
 
+def spec_from_data(data: Any, path: Path) -> Spec:
+    """The spec of the parsed YAML ``data`` of file ``path``, as ``load_spec`` reads it
+    (includes relative to its folder), for a caller that has read the file already: a
+    pipe (``/dev/stdin``) can be read only once."""
+    reader = _SpecReader()
+    reader.sources.append(path)
+    return reader.read_data(path, data)
+
+
 def parse_spec(text: str, name: str = "<spec>", base_dir: Path | None = None) -> Spec:
     """A spec from YAML (or JSON) text, validated as ``load_spec`` validates a file;
     ``name`` stands for the file in problems, and includes are read relative to
@@ -214,8 +227,12 @@ class _SpecReader:
         self.declared_cards = 0
         self.bad_mtw = False
         self.includes = 0
+        self.sources: list[Path] = []
+        #: every file included so far (real path) -> where: (file, line) of its include
+        self.included: dict[Path, tuple[Path, int]] = {}
 
     def read(self, path: Path) -> Spec:
+        self.sources.append(path)
         return self.read_data(path, load_yaml_file(path, "card spec (YAML)"))
 
     def read_data(self, path: Path, data: Any) -> Spec:
@@ -227,7 +244,8 @@ class _SpecReader:
         # 0 when missions_to_win itself was bad (already reported): skip the count check
         mtw_line = 0 if self.bad_mtw else data.line_of("missions_to_win")
         spec = Spec(name=name or path.stem, modules=tuple(m for m, _, _ in modules),
-                    cards=tuple(c for c, _, _ in cards), missions_to_win=mtw, path=str(path))
+                    cards=tuple(c for c, _, _ in cards), missions_to_win=mtw, path=str(path),
+                    sources=tuple(self.sources))
         # Deck-wide checks run even when some entries were bad: they look only at the
         # entries that were read, so every problem of the file is reported at once.
         _check_deck(spec, modules, cards, probs, mtw_line, codes=self.declared_codes,
@@ -290,12 +308,20 @@ class _SpecReader:
                 probs.add(line, f"included file {inc_path} does not exist; fix the path "
                                 "(it is relative to this file's folder)")
                 continue
+            if inc_real in self.included:  # its modules and cards would all be "used twice"
+                first, first_line = self.included[inc_real]
+                where = f"line {first_line}" if first == path else f"{first}:{first_line}"
+                probs.add(line, f"{inc} is included a second time (first at {where}); a file's "
+                                "modules and cards can be in a deck once: remove one include")
+                continue
+            self.included[inc_real] = (path, line)
             self.includes += 1
             if self.includes > MAX_INCLUDES:
-                probs.add(line, f"more than {MAX_INCLUDES} includes in all (the limit, counting a file "
-                                "each time it is included); include fewer files")
+                probs.add(line, f"more than {MAX_INCLUDES} includes in all, at any depth (the limit); "
+                                "include fewer files")
                 continue
             self.stack.append(path)
+            self.sources.append(inc_path)
             try:
                 inc_data = load_yaml_file(inc_path, "card spec (YAML)")
                 inc_probs = Problems(str(inc_path))
@@ -442,10 +468,10 @@ def _read_module(d: Any, line: int, probs: Problems) -> Module | None:
         return None
     ok = True
     mid, code, ability = d["id"], d["code"], d["ability"]
-    if not isinstance(mid, str) or not _ID_RE.match(mid):
+    if not isinstance(mid, str) or not _ID_RE.fullmatch(mid):
         probs.add(d.line_of("id"), f"module id {mid!r} must be lower-case letters, digits, '_' or '-'")
         ok = False
-    if not isinstance(code, str) or not _CODE_RE.match(code):
+    if not isinstance(code, str) or not _CODE_RE.fullmatch(code):
         probs.add(d.line_of("code"), f"module code {code!r} must be a single upper-case letter")
         ok = False
     if ability not in ABILITIES:
@@ -481,7 +507,7 @@ def _read_pattern(value: Any, line: int, probs: Problems, what: str) -> Pattern 
         for x, ch in enumerate(row):
             if ch == ".":
                 continue
-            if ch not in (ANY, EMPTY) and not _CODE_RE.match(ch):
+            if ch not in (ANY, EMPTY) and not _CODE_RE.fullmatch(ch):
                 probs.add(line, f"{what} has the character {ch!r} in row {y + 1}; use '#', a "
                                 "module code, '.' (not part of the pattern) or '_' (must be empty)")
                 return None
@@ -501,7 +527,7 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
         return None
     cid = d["id"]
     ok = True
-    if not isinstance(cid, str) or not _CARD_ID_RE.match(cid):
+    if not isinstance(cid, str) or not _CARD_ID_RE.fullmatch(cid):
         probs.add(d.line_of("id"), f"card id {cid!r} must be letters, digits, '_' or '-' (like c01)")
         ok = False
     mission = movement = None

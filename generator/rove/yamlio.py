@@ -225,13 +225,13 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
 
 
-_PLAIN = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./-]*$")
+_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
 
 
 def yaml_scalar(s: str) -> str:
     """A string as a YAML scalar that reads back as the same string: plain when that is
     unambiguous (``c01``, ``standard``), JSON-quoted otherwise (``"01"``, ``"on"``, ``"a #b"``)."""
-    if _PLAIN.match(s) and yaml.safe_load(s) == s:
+    if _PLAIN.fullmatch(s) and yaml.safe_load(s) == s:
         return s
     return json.dumps(s, ensure_ascii=False)
 
@@ -249,9 +249,19 @@ def load_yaml_text(text: str, path: str) -> Any:
         raise InputError.single(path, exc.line, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        what = f"{exc.problem or exc}; fix the YAML at this line"
+        if exc.context_mark is not None and exc.problem_mark is not None and \
+                exc.problem_mark.index >= len(text.rstrip()):
+            # the file ended inside something opened earlier (a quote, a bracket): that is
+            # where to look, not past the end of the file
+            mark, what = exc.context_mark, f"the file ends {exc.context} that starts at this line; close it"
         line = mark.line + 1 if mark else None
-        what = exc.problem or str(exc)
-        raise InputError.single(path, line, f"YAML syntax: {what}; fix the YAML at this line") from None
+        raise InputError.single(path, line, f"YAML syntax: {what}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, ...)
+        line = text.count("\n", 0, exc.position) + 1
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        raise InputError.single(path, line, f"the character {char!r} (U+{ord(char[:1] or ' '):04X}) "
+                                            "cannot be in a YAML file; remove it") from None
     except yaml.YAMLError as exc:
         raise InputError.single(path, None, f"YAML syntax: {exc}") from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting long before this
@@ -280,8 +290,15 @@ def read_bytes(path: Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     it is read whole: at most ``limit + 1`` bytes are ever read."""
     name = str(path)
     try:
-        # non-blocking, so a named pipe with no writer or a device cannot hang the open
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        # A pipe (a named one, /dev/stdin, <(...)) is opened blocking, as `cat` does: opened
+        # non-blocking before its writer, it reads as empty ("all 0 steps legal").  Anything
+        # else is opened non-blocking, so that a device cannot hang the open.
+        try:
+            fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+        except OSError:
+            fifo = False  # the open below says what is wrong
+        flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | (0 if fifo else getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputError.single(name, None, f"no such file; give the path of a {what}") from None
     except IsADirectoryError:

@@ -600,7 +600,7 @@ def spec_copy(spec: Spec) -> tuple[str, bool]:
     from ..spec import dump_spec, load_spec
     from ..yamlio import load_yaml_text
 
-    if spec.path:
+    if spec.path and Path(spec.path).is_file():  # a pipe (/dev/stdin) was read once: dump it
         try:
             raw = Path(spec.path).read_bytes()
             text = raw.decode("utf-8")

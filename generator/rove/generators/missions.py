@@ -47,6 +47,7 @@ missions, byte for byte.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -81,11 +82,14 @@ _NOUNS = ("Arch", "Beacon", "Cairn", "Delta", "Edge", "Ford", "Gate", "Hinge", "
 
 
 class GenerationFailed(Exception):
-    """No sequence was produced; ``proven`` says whether the reason is a proof."""
+    """No whole sequence was produced; ``proven`` says whether the reason is a proof.
+    ``partial`` holds the missions proven before a limit stopped the run (None when there
+    are none, or when the reason is a proof), so that they are not thrown away."""
 
-    def __init__(self, message: str, proven: bool) -> None:
+    def __init__(self, message: str, proven: bool, partial: Campaign | None = None) -> None:
         super().__init__(message)
         self.proven = proven
+        self.partial = partial
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,20 @@ def mission_title(rng: random.Random, used: set[str]) -> str:
 # --------------------------------------------------------------------------- the generator
 
 
+@dataclass(frozen=True)
+class PartialCampaign(Campaign):
+    """The missions proven before a limit stopped the run (fewer than ``settings.count``):
+    written as a campaign is, marked as partial, rather than thrown away."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "status": "partial"}
+
+    def yaml(self) -> str:
+        first, rest = super().yaml().split("\n", 1)
+        return (f"{first}\n# (only the first {len(self.missions)} of {self.settings.count}: the run "
+                f"reached its limits before the next one was proven)\n{rest}")
+
+
 class _Clock:
     def __init__(self, limit: float | None) -> None:
         self.deadline = time.monotonic() + limit if limit is not None else float("inf")
@@ -235,13 +253,19 @@ class _Clock:
             raise GenerationFailed(f"time limit reached {what}", proven=False)
 
 
-def _cpsat_params(solver: Any, seed: int, dtime: float) -> None:
+def _cpsat_params(solver: Any, seed: int, dtime: float, seconds: float = math.inf) -> None:
     """One worker, a fixed seed and a deterministic limit: the same run every time
-    (the seed is what makes different ``--seed`` values give different patterns)."""
+    (the seed is what makes different ``--seed`` values give different patterns).
+
+    ``seconds`` is what is left of ``--time-limit``: deterministic time is not wall time
+    (a 16-module deck took 42 s over a 10 s limit), so the solve also stops at the run's
+    deadline; that only cuts a solve when the run is out of time anyway."""
     p = solver.parameters
     p.num_workers = 1
     p.random_seed = seed
     p.max_deterministic_time = dtime
+    if math.isfinite(seconds):
+        p.max_time_in_seconds = max(0.1, seconds)
     p.catch_sigint_signal = False  # Ctrl-C reaches Python, which stops the run (exit 130)
     # The pattern half has no useful LP relaxation; without linearization a synthesis
     # model solves in ~0.2 s instead of 3-20 s (measured on the bundled deck).
@@ -299,7 +323,8 @@ class _MissionSearch:
         deck = Deck(with_mission(self.play_spec, _unmatchable(len(self.codes))))
         start = state_from_position(deck, _position(deck.spec, self.cells, self.st.max_cost))
         mdl = RoveModel(deck, start, self.st.max_cost, goal="free", universe=(), max_takes=0,
-                        min_actions=max(1, target), objective=False)
+                        min_actions=max(1, target), objective=False,
+                        tick=lambda: self.clock.check("while building a model"))
         mdl.m.add(mdl.n_moves >= target)
         pv = PatternVariables(mdl, MIN_CELLS, min(MAX_CELLS, deck.n))
         pv.fix(size=size, named=deck.index[named])
@@ -315,7 +340,7 @@ class _MissionSearch:
             self.clock.check("while searching for a pattern")
             solver = cp_model.CpSolver()
             _cpsat_params(solver, self.rng.randrange(1 << 30),
-                          min(SYNTH_DTIME, max(1.0, self.clock.left())))
+                          min(SYNTH_DTIME, max(1.0, self.clock.left())), self.clock.left())
             status = solve_interruptibly(solver, mdl.m)
             self.stats["synth_seconds"] += solver.wall_time
             self.rounds += 1
@@ -414,6 +439,10 @@ def generate_missions(spec: Spec, settings: Settings,
                              "proofs": 0, "rounds": 0}
     out: list[GeneratedMission] = []
     ids = _card_ids(spec, count)
+    def so_far() -> PartialCampaign | None:
+        """The missions proven so far, as a campaign of their own."""
+        return PartialCampaign(st, spec, _campaign_spec(spec, out, st), tuple(out), stats) if out else None
+
     for k, target in enumerate(ramp(st)):
         search = _MissionSearch(play, cells, st, taken, rng, clock, stats)
         choices = _choices(spec.codes, named_count, rng)
@@ -423,7 +452,8 @@ def generate_missions(spec: Spec, settings: Settings,
             try:
                 got = search.run(choices, floor)
             except GenerationFailed as exc:
-                raise GenerationFailed(f"mission {k + 1} of {count}: {exc}", exc.proven) from None
+                raise GenerationFailed(f"mission {k + 1} of {count}: {exc}", exc.proven,
+                                       None if exc.proven else so_far()) from None
             if got == "unknown":
                 unknown = True
             elif got != "infeasible":
@@ -433,7 +463,7 @@ def generate_missions(spec: Spec, settings: Settings,
             if unknown:
                 raise GenerationFailed(
                     f"mission {k + 1} of {count}: no pattern was proven within the limits; try a "
-                    "wider cost range, another seed or a longer --time-limit", proven=False)
+                    "wider cost range, another seed or a longer --time-limit", proven=False, partial=so_far())
             raise GenerationFailed(
                 f"mission {k + 1} of {count}: proven: no new pattern of {MIN_CELLS}-{MAX_CELLS} cells "
                 f"in one piece has an optimal cost in [{st.min_cost}, {st.max_cost}] from the layout "

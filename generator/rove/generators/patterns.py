@@ -12,7 +12,9 @@ of clauses, each over the pair offsets the model already has:
 * size and name: ``lo <= sum(sel) <= hi``, exactly one ``name``, ``name -> sel``;
 * one piece: the selected cells are king-connected, like the missions people draw (by
   cuts, as layout validity is: every split of the modules with selected ones on both
-  sides is crossed by an adjacent selected pair);
+  sides is crossed by an adjacent selected pair; there are 2^(n-1) splits, so above
+  ``CUT_LIMIT`` modules, as for layouts, a tree instead: every selected module but the
+  named one has an adjacent selected parent one step nearer the named one);
 * "not matched by layout ``L``" (a CEGAR cut): a named pattern's translation is fixed
   by its named module, so it matches ``L`` iff every selected module's offset from the
   named one is an offset between occupied cells of ``L`` measured from that module's
@@ -32,7 +34,7 @@ from itertools import combinations
 from typing import Any
 
 from ..grid import Cell
-from ..solve.cpsat_model import Lit, RoveModel
+from ..solve.cpsat_model import CUT_LIMIT, Lit, RoveModel
 from ..spec import ANY, Pattern
 
 
@@ -67,6 +69,9 @@ class PatternVariables:
             mdl.m.add_implication(e, self.sel[a])
             mdl.m.add_implication(e, self.sel[b])
             mdl.imply(e, mdl.adj(self.T, a, b))
+        if n > CUT_LIMIT:  # the cuts below would be 2^(n-1) families: gigabytes at 26 modules
+            self._tree(both)
+            return
         for r in range(0, n - 1):
             for extra in combinations(range(1, n), r):
                 inside = {0, *extra}
@@ -75,6 +80,28 @@ class PatternVariables:
                 for a in inside:
                     for b in outside:
                         mdl.m.add_bool_or([~self.sel[a], ~self.sel[b], *crossing])
+
+    def _tree(self, both: dict[tuple[int, int], Any]) -> None:
+        """Connectivity of the selected cells by depth labels, in n^2 variables: the named
+        module is the root (depth 0), every other selected module has a selected adjacent
+        parent (``both``) whose depth is one less, so each one's chain of parents ends at
+        the root."""
+        m, n = self.mdl.m, self.n
+        depth = [m.new_int_var(0, n - 1, f"seldepth_{self.mdl.codes[i]}") for i in range(n)]
+        for i in range(n):
+            m.add(depth[i] == 0).only_enforce_if(self.name[i])
+            parents = []
+            for p in range(n):
+                if p == i:
+                    continue
+                par = m.new_bool_var(f"selpar_{i}_{p}")
+                m.add_implication(par, both[min(i, p), max(i, p)])
+                m.add(depth[i] == depth[p] + 1).only_enforce_if(par)
+                parents.append(par)
+            # a selected module that is not the named one has a parent; others have none
+            m.add(sum(parents) == 1).only_enforce_if([self.sel[i], ~self.name[i]])
+            m.add(sum(parents) == 0).only_enforce_if(~self.sel[i])
+            m.add(sum(parents) == 0).only_enforce_if(self.name[i])
 
     def fix(self, size: int | None = None, named: int | None = None) -> None:
         """Pin the size or the named module (the generator's random choices)."""

@@ -165,7 +165,9 @@ def _position(spec: Spec, cells: dict[str, Cell], mission: str, spent: frozenset
 
 
 def _random_spent(codes: tuple[str, ...], rng: random.Random, low: int, high: int) -> frozenset[str]:
-    k = rng.randint(low, min(high, len(codes)))
+    """``low`` to ``high`` of ``codes`` at random, as many as there are when there are fewer
+    (a valid deck may have a single module)."""
+    k = rng.randint(min(low, len(codes)), min(high, len(codes)))
     return frozenset(rng.sample(sorted(codes), k))
 
 
@@ -502,6 +504,8 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     if plan is None:
         return None
     plan = analyse.simplify_plan(deck, s, plan)
+    if not plan:  # won before any move (a deck whose one mission every deal shows): no puzzle
+        return None
     verify_plan(pos, plan, deck)
     feats = Features(points=analyse.plan_points(plan), cards=sum(a.act == "play" for a in plan),
                      abilities=sum(a.act == "ability" for a in plan), nodes=nodes,
@@ -523,6 +527,9 @@ def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None
     generator gives up or a proof runs out of nodes."""
     from .missions import GenerationFailed, generate_missions
     from .missions import Settings as GenSettings
+
+    if GenSettings().problems(spec):  # a deck too small for missions (a valid deck may have one module)
+        return None
 
     rng = random.Random(f"rove-book:campaign:{label}")
     count = min(rng.choice(CAMPAIGN_MISSIONS), len(spec.cards))  # only the deck's own cards change

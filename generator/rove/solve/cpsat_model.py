@@ -85,7 +85,7 @@ forbidden for mission goals.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -226,11 +226,13 @@ class RoveModel:
     there, see ``rove.generators.patterns``).  ``max_takes`` bounds queue takes (draws and
     reveals) over the plan and ``universe`` lists every card that can be in the hand,
     current or in a slot; ``noop_abilities`` keeps ability uses that change nothing.
+    ``tick`` is called between the parts of the build (each step is one): building for a
+    deck of many modules takes seconds, and a caller with a deadline raises there.
     """
 
     def __init__(self, deck: Deck, start: State, horizon: int, *, goal: str,
                  universe: Sequence[int], max_takes: int, noop_abilities: bool = False,
-                 min_actions: int = 0, objective: bool = True) -> None:
+                 min_actions: int = 0, objective: bool = True, tick: Callable[[], None] | None = None) -> None:
         self.deck = deck
         self.start = start
         self.T = horizon
@@ -252,11 +254,15 @@ class RoveModel:
         self.ability = tuple(mod.ability for mod in deck.modules)
         self.flippers = tuple(i for i in range(self.n) if not start.spent >> i & 1)
 
+        tick = tick or (lambda: None)
         self._layout_variables()
+        tick()
         self._validity()
+        tick()
         self._card_variables(max_takes)
         for t in range(self.T):
             self.steps.append(self._step(t))
+            tick()
         self._suffix_noops(min_actions)
         if goal in ("mission", "free") and not self.track_current:
             self._dominated_move_pairs()
