@@ -483,9 +483,10 @@ def _write_calibration(output: Path, paper: str, offset: tuple[float, float]) ->
 @handles_input_errors
 def cards(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")] = "standard",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Where to write: a PDF, or a folder "
-                                                "for the png and tts presets (default output/cards.pdf, "
-                                                "output/cards-PRESET.pdf or output/cards-PRESET/).")] = None,
+    output_text: Annotated[str | None, typer.Option("-o", "--output", help="Where to write: a PDF, or a "
+                                                     "folder for the png and tts presets (default "
+                                                     "output/cards.pdf, output/cards-PRESET.pdf or "
+                                                     "output/cards-PRESET/).")] = None,
     preset: Annotated[str | None, typer.Option(help="Print destination: home-a4 (default), home-letter, "
                                                     "drivethrucards, thegamecrafter, makeplayingcards, "
                                                     "tts; see --list-presets.")] = None,
@@ -538,6 +539,12 @@ def cards(
                          "(rove cards --list-presets shows what each sets)")
     shape = PRESETS[name].shape
     offset = _parse_offset(back_offset) if back_offset is not None else None
+    # kept as text until the shape is known: a name ending in / is a folder, which only the
+    # png and tts presets write
+    output = Path(output_text) if output_text is not None else None
+    if output_text is not None and names_a_folder(output_text) and (calibration or shape not in ("png", "tts")):
+        raise fail_input(f"cards: -o {output_text!r} names a folder, not a file; this writes one PDF: "
+                         "give a file name")
     if calibration:
         if shape != "sheets":
             raise fail_input(f"cards: --calibration is for printing at home; preset {name} is "
