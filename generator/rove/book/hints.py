@@ -1,6 +1,6 @@
 """Graded hints for a stuck reader: three levels, each giving away a little more.
 
-1. *Which module first*: the module that acts first in the printed solution (or that a
+1. *Which module first*: the module that acts first in the printed solution (or which
    card is played first).
 2. *The first action*: the printed solution's first action (a campaign: each mission's).
 3. *Halfway*: the position after half the printed solution's actions, rounded down (a

@@ -1300,7 +1300,8 @@ class BookWriter:
         if not hinted:
             return []
         levels = (
-            ("Hint 1: where to start", "Which module moves or acts first in a solution."),
+            ("Hint 1: where to start", "Which module moves or acts first in a solution (or which "
+             "card is played first)."),
             ("Hint 2: the first action", "The first action of a solution, in the notation of "
              f"page {self.rules_page_no} (a campaign: the first action of each mission)."),
             ("Hint 3: halfway", "The position half way through a solution: reach it, then "
@@ -1337,8 +1338,8 @@ class BookWriter:
         runs = [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): ")]
         h = p.hints
         if level == 1:
-            if h.module is None:
-                runs.append((FONT, "play a card first."))
+            if h.module is None:  # a card first: which one (hint 2 says for which points)
+                runs += [(FONT, "card "), (FONT_BOLD, str(h.first[0].card)), (FONT, " is played first.")]
             else:
                 runs += [(FONT_BOLD, f"{self.names.get(h.module, h.module)} ({h.module})"),
                          (FONT, " acts first.")]
