@@ -5,12 +5,14 @@
   ability and every rule option, the core generates exactly the engine's successors,
   action for action, state for state, in the same order (with and without no-ops); its
   heuristic gives the Python heuristic's bounds.
-* Differential: the core's A* and the pure-Python A* expand the same nodes and return
-  the same plan on random mission puzzles (hence the same optimum; the product path's
+* Differential: with the distance tables off (``ROVE_TABLES=0``, ``reference``), the
+  core's A* and the pure-Python A* expand the same nodes and return the same plan on
+  random mission puzzles (hence the same optimum; the product path's
   agreement with the plain uniform-cost baseline is tested in test_search.py and
   test_search_cards.py, which now run on the core); the core's game searches give the
   verdict of an exhaustive walk of every legal action on whole deals of a small deck,
-  each search on its own, and the same verdicts and node counts as the Python searches.
+  each search on its own (with the tables on, as the product runs), and the same
+  verdicts and node counts as the Python searches (tables off).
 """
 
 from __future__ import annotations
@@ -148,9 +150,12 @@ def test_core_successors_are_the_engines(specs: dict[str, Path], kind: str) -> N
 
 
 @pytest.mark.parametrize("kind", ["standard", "empties"])
-def test_core_astar_is_the_python_astar(specs: dict[str, Path], kind: str) -> None:
+def test_core_astar_is_the_python_astar(specs: dict[str, Path], kind: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Same verdict, same plan and the same node count (or the same node at which the
-    limit stops both) on 60 random mission puzzles per spec."""
+    limit stops both) on 60 random mission puzzles per spec, with the core's distance
+    tables off (the Python search has none; test_tables.py holds the tables to A*)."""
+    monkeypatch.setenv("ROVE_TABLES", "0")
     spec = load_spec(specs[kind])
     decided = 0
     for seed in range(60):
@@ -197,9 +202,11 @@ def test_core_game_search_is_the_python_search() -> None:
     assert outcomes == {True, False}
 
 
-def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
+def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each search of the portfolio, on its own, gives the verdict of an exhaustive walk
-    on whole deals of a three-module deck; every win replays to a win."""
+    on whole deals of a three-module deck, with the distance tables switched on at the
+    first ask (so that they prune these small searches too); every win replays to a win."""
+    monkeypatch.setenv("ROVE_TABLES", "eager")
     from test_search_cards import GAME_SPEC, winnable_by_walk
 
     from rove.replay import replay
@@ -223,9 +230,10 @@ def test_core_game_searches_agree_with_a_full_walk(tmp_path: Path) -> None:
     assert verdicts == {"greedy": {True, False}, "deepening": {True, False}}
 
 
-def test_product_searches_keep_every_verdict(tmp_path: Path) -> None:
+def test_product_searches_keep_every_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the product's game search adds to the reference algorithm, the lost tables'
-    dominance (fewer spent modules, more points on the same card, more allowance),
+    dominance (fewer spent modules, more points on the same card, more allowance) and
+    the distance tables (switched on at the first ask here),
     never turns a win into a loss: on whole deals of the three-module deck, and of a
     variant whose Brain moves by other arrows once spent (so its spent bit may not be
     dominated), under random rule options, each search and the portfolio give the
@@ -238,8 +246,10 @@ def test_product_searches_keep_every_verdict(tmp_path: Path) -> None:
         "arrows: [{kind: short, dirs: [E, W]}]}",
         "arrows: [{kind: short, dirs: [E, W]}], spent_arrows: [{kind: short, dirs: [N, S]}]}")
     assert variant != GAME_SPEC
+    monkeypatch.setenv("ROVE_TABLES", "eager")
     rng = random.Random(7)
     verdicts: set[bool] = set()
+    tables_used = 0
     for name, text in (("game", GAME_SPEC), ("flip", variant)):
         path = tmp_path / f"{name}.yaml"
         path.write_text(text, encoding="utf-8")
@@ -253,12 +263,15 @@ def test_product_searches_keep_every_verdict(tmp_path: Path) -> None:
             assert truth is not None
             verdicts.add(truth)
             for strategy in ("greedy", "deepening", "portfolio"):
-                plan, _ = core.solve_game(deck, start, Budget.of(None, 200_000), False, None, {},
+                stats: dict[str, int] = {}
+                plan, _ = core.solve_game(deck, start, Budget.of(None, 200_000), False, None, stats,
                                           strategy=strategy)
+                tables_used += stats["tables_used"]
                 assert (plan is not None) == truth, (name, seed, strategy, rules)
                 if plan is not None:
                     assert replay(p, plan).final.status == WON
     assert verdicts == {True, False}
+    assert tables_used > 100  # the tables took part
 
 
 def test_a_deck_copy_with_other_points_compiles_its_own_points() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias, final
 
 __all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
-           "MAX_MODULES", "MAX_CARDS"]
+           "table_distance", "build_table", "MAX_MODULES", "MAX_CARDS", "TABLES_AFTER"]
 
 # The aliases below are names for the stub only (the module does not define them).
 #: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
@@ -34,6 +34,8 @@ Status: TypeAlias = Literal["solved", "unsolvable", "limit"]
 
 MAX_MODULES: int
 MAX_CARDS: int
+#: asks after which a solve switches a distance table on, by default
+TABLES_AFTER: int
 
 @final
 class Deck:
@@ -65,10 +67,12 @@ def estimate(deck: Deck, state: StateTuple) -> tuple[int, int, int]:
     """(points needed, abilities at that many points, points obtainable)."""
 
 def solve_mission(
-    deck: Deck, state: StateTuple, max_points: int | None, max_nodes: int, seconds: float | None = None
+    deck: Deck, state: StateTuple, max_points: int | None, max_nodes: int, seconds: float | None = None,
+    tables: int = 0,
 ) -> tuple[Status, list[tuple[ActionTuple, int]] | None, int]:
     """A* for the cheapest plan completing the current mission: (status, steps as
-    (action, translation), nodes)."""
+    (action, translation), nodes); ``tables``: a distance table is switched on once
+    asked for that many times (0: never)."""
 
 def solve_game(
     deck: Deck,
@@ -78,6 +82,16 @@ def solve_game(
     seconds: float | None = None,
     progress: Callable[[int], object] | None = None,
     reference: bool = False,
-) -> tuple[Status, list[ActionTuple] | None, bool, int, int, int]:
+    tables: int = 0,
+) -> tuple[Status, list[ActionTuple] | None, bool, int, int, int, tuple[int, int, int]]:
     """The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest):
-    (status, plan, optimal, nodes, deepest done, deepest mission; -1 for none)."""
+    (status, plan, optimal, nodes, deepest done, deepest mission; -1 for none, (table
+    probes, tables switched on, tables built)); ``tables`` as for ``solve_mission``
+    (ignored with ``reference``)."""
+
+def table_distance(deck: Deck, state: StateTuple) -> int | None:
+    """The fewest moves from the state's layout to one matching its mission, by the
+    arrows its spent set gives (None: unreachable); ValueError past six modules."""
+
+def build_table(deck: Deck, mission: int, spent: int) -> tuple[int, list[int], int]:
+    """Build one distance table from scratch: (layouts, layouts per distance 0.., unreachable)."""

@@ -14,6 +14,27 @@
 //! The work is split by nodes only, so where the portfolio switches does not depend on
 //! the machine's speed.  States shown to lose go to a lost table ([`crate::lost`]) with
 //! the points allowance they lost under.
+//!
+//! **Why the cuts are sound.**  A child is cut when the points its mission still needs
+//! (`Heuristic::points_needed`) exceed the points it may still spend on it (the cap or
+//! allowance) or every point it can still obtain before the mission completes
+//! (`heuristic::points_obtainable`).  Both sides are bounds in the right direction:
+//!
+//! * *needed* is a lower bound on the moves (one point each) any completion makes.
+//!   Where the heuristic uses a distance table ([`crate::tables`]: every unspent
+//!   module, if any, is a Sensor whose flip keeps its arrows, so nothing but moves
+//!   changes the layout until the mission completes), it is the fewest moves from the
+//!   layout to one matching the mission, by the arrows the modules have: a completion
+//!   needs the layout to match after some action, and card plays and draws leave it
+//!   as it is.  A layout from which no move sequence matches is cut whatever points
+//!   remain.
+//! * *obtainable* is an upper bound on the points that can still be spent on this
+//!   mission: the current card's points left, plus each card in hand at its bonus
+//!   (bonus > base points, the spec says so), plus, per Sensor draw left, the deck's
+//!   largest bonus.  Until the mission completes no card is drawn but by a Sensor (a
+//!   completion's draw comes after it), so a card played now reaches the hand again
+//!   only by such a draw, which the last term already counts (whatever it draws,
+//!   recycled discards included).
 
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
@@ -129,6 +150,7 @@ impl<'a> GameSearch<'a> {
                 children.push(((0, 0, false, false), i, cost));
                 continue;
             }
+            // no completion within the cap, or none at all (see "Why the cuts are sound")
             let need = self.h.points_needed(self.deck, s2);
             if need > cap - cost || need > points_obtainable(self.deck, s2) {
                 continue;

@@ -15,6 +15,7 @@ use crate::deck::{Ability, ArrowKind, Deck, PatternRows, MAX_ROWS_SIDE};
 use crate::grid::{bounds, pack, unpack, Cell, NB};
 use crate::key::translation;
 use crate::state::State;
+use crate::tables::{TableCache, TableStats};
 
 /// Move-distance tables reach this far in each axis; offsets beyond count as 1.
 const RADIUS: i32 = 10;
@@ -42,7 +43,17 @@ pub struct Heuristic {
     dist: Vec<[Table; 2]>,
     /// Per slot: [key + 1 (0: empty), points | abilities << 32].
     memo: RefCell<Vec<[u64; 2]>>,
+    /// The exact move-only distance tables, when this heuristic uses them (see
+    /// [`Heuristic::with_tables`]).
+    tables: Option<RefCell<TableCache>>,
+    /// Modules whose ability, while unspent, cannot change the layout: a Sensor whose
+    /// flip keeps its arrows (it only draws a card).
+    inert: u32,
 }
+
+/// The points bound of a position from which no sequence of moves completes the
+/// mission: more than any state can obtain, small enough that sums do not overflow.
+pub const UNREACHABLE_NEED: i32 = 1 << 20;
 
 /// The memo slot of a key (Fibonacci hashing: the key's high bits are the layout).
 fn memo_slot(key: u64) -> usize {
@@ -104,7 +115,73 @@ impl Heuristic {
                 tables
             })
             .collect();
-        Heuristic { dist, memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]) }
+        let inert = deck
+            .modules
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.ability == Ability::Sensor && !m.flip_matters())
+            .fold(0, |k, (i, _)| k | 1 << i);
+        Heuristic { dist, memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]), tables: None, inert }
+    }
+
+    /// The heuristic raised by the exact distance tables ([`crate::tables`]) wherever
+    /// no ability can change the layout any more (the product's searches; `new` is the
+    /// reference, the Python heuristic's exact mirror).  Decks of more than
+    /// [`crate::tables::MAX_TABLE_MODULES`] modules get the plain heuristic.  A table
+    /// is switched on for a solve once the solve has asked for it often enough (see
+    /// [`crate::tables::ACTIVATE_AFTER`]); [`Heuristic::start_solve`] starts the count.
+    ///
+    /// Why it stays admissible: in such a state the layout changes only by moves, one
+    /// point each, until the mission completes (a completion needs the layout to
+    /// match), so the table's distance is a lower bound on the points still needed
+    /// (exact, for the layout), and no ability is needed at that many points.  It is
+    /// also consistent (along a move it falls by at most one, along any other action
+    /// not at all; spent modules never come back), but a table switched on mid-search
+    /// makes the bound of a state rise over time: A* re-opens a node reached more
+    /// cheaply, so it stays optimal with a bound that is only admissible, and the
+    /// whole-deal search only prunes with it.
+    pub fn with_tables(deck: &Deck) -> Self {
+        let mut h = Heuristic::new(deck);
+        if TableCache::supports(deck) {
+            h.tables = Some(RefCell::new(TableCache::new(deck)));
+        }
+        h
+    }
+
+    /// A new solve begins: table counts start from zero, and a table is switched on
+    /// once the solve has asked for it `after` times (0: never, the reference bound).
+    pub fn start_solve(&self, after: u64) {
+        if let Some(t) = &self.tables {
+            t.borrow_mut().start_solve(after);
+        }
+    }
+
+    /// What the tables did in this solve (all zero without tables).
+    pub fn table_stats(&self) -> TableStats {
+        self.tables.as_ref().map_or_else(TableStats::default, |t| t.borrow().stats())
+    }
+
+    /// The tables' fewest moves from `cells` to a layout matching `mission`, by the
+    /// arrows `spent` gives, building the table now if needed: None without tables,
+    /// Some(None) when unreachable.
+    pub fn table_distance(&self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<Option<u32>> {
+        Some(self.tables.as_ref()?.borrow_mut().distance(deck, mission, spent, cells))
+    }
+
+    /// Whether no ability of `spent`'s unspent modules can change the layout.
+    fn layout_inert(&self, deck: &Deck, spent: u32) -> bool {
+        let unspent = ((1u32 << deck.n()) - 1) & !spent;
+        unspent & !self.inert == 0
+    }
+
+    /// The table's distance for a state (None: no table applies), as a points bound.
+    fn table_need(&self, deck: &Deck, s: &State, mission: u8) -> Option<i32> {
+        let tables = self.tables.as_ref()?;
+        if !self.layout_inert(deck, s.spent) {
+            return None;
+        }
+        let d = tables.borrow_mut().search_distance(deck, mission, s.spent, s.cells())?;
+        Some(d.map_or(UNREACHABLE_NEED, |d| d as i32))
     }
 
     fn lookup(&self, module: usize, side: usize, off: Cell) -> i32 {
@@ -145,19 +222,30 @@ impl Heuristic {
             return (0, 0);
         };
         let Some(key) = memo_key(s, mission) else {
-            return self.compute(deck, s, mission);
+            let plain = self.compute(deck, s, mission);
+            return self.raised(deck, s, mission, plain);
         };
         let [k, v] = self.memo.borrow()[memo_slot(key)];
         if k == key + 1 {
-            return (v as u32 as i32, (v >> 32) as u32 as i32);
+            return self.raised(deck, s, mission, (v as u32 as i32, (v >> 32) as u32 as i32));
         }
         let got = self.compute(deck, s, mission);
         self.memo.borrow_mut()[memo_slot(key)] = [key + 1, u64::from(got.0 as u32) | u64::from(got.1 as u32) << 32];
-        got
+        self.raised(deck, s, mission, got)
     }
 
     fn compute(&self, deck: &Deck, s: &State, mission: u8) -> (i32, i32) {
         self.compute_by(deck, s, mission, true)
+    }
+
+    /// The bound raised by a table switched on for this solve, where one applies: the
+    /// memo keeps the plain bound, a pure function of its key, whatever the tables do.
+    fn raised(&self, deck: &Deck, s: &State, mission: u8, plain: (i32, i32)) -> (i32, i32) {
+        match self.table_need(deck, s, mission) {
+            // no ability can change the layout: none is needed at that many points
+            Some(need) if need > plain.0 => (need, 0),
+            _ => plain,
+        }
     }
 
     /// The estimate, scanning placements with row masks when `masks` and both the

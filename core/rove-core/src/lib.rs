@@ -16,6 +16,7 @@
 //! * [`astar`]: optimal mission plans
 //! * [`lost`]: the whole-deal search's lost table, with dominance
 //! * [`game`]: whole-deal winnability
+//! * [`tables`]: exact move-only distance tables (endgame tables)
 
 pub mod astar;
 pub mod budget;
@@ -27,6 +28,7 @@ pub mod key;
 pub mod lost;
 pub mod rules;
 pub mod state;
+pub mod tables;
 
 #[cfg(test)]
 mod tests;

@@ -267,3 +267,30 @@ fn lost_table_covers_dominated_states_only() {
     assert!(!exact.is_lost(&d, &with(&lost_state, 0b001, 1), 3));
     assert_eq!(exact.len(), 1);
 }
+
+/// With every ability spent, the heuristic with the tables switched on is the exact
+/// mission cost: A* with it spends the optimum's points, and expands fewer nodes
+/// than the plain heuristic; with the tables off (after 0) it is the plain bound.
+#[test]
+fn tables_make_the_all_spent_cost_exact() {
+    let d = deck(&["# #\n. B", "B _\n# ."]);
+    let tabled = Heuristic::with_tables(&d);
+    for (cells, mission) in [([(0, 0), (1, 0), (2, 0)], 0u8), ([(0, 0), (1, 1), (2, 2)], 0), ([(1, 0), (0, 1), (1, 2)], 1)] {
+        let s = state(&cells, 0b111, 9, mission);
+        let want = reference_optimum(&d, &s);
+        tabled.start_solve(0);
+        assert_eq!(tabled.estimate(&d, &s), Heuristic::new(&d).estimate(&d, &s));
+        tabled.start_solve(1);
+        let (need, abilities) = tabled.estimate(&d, &s);
+        assert_eq!((Some(need), abilities), (want, 0), "{cells:?}");
+        let mut plain_budget = Budget::new(u64::MAX);
+        let plain = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut plain_budget, &mut NoHooks).unwrap().expect("solvable");
+        tabled.start_solve(1);
+        let mut budget = Budget::new(u64::MAX);
+        let plan = solve_mission(&d, &tabled, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+        let points = |p: &[(Action, i32)]| p.iter().map(|(a, _)| a.cost().0).sum::<i32>();
+        assert_eq!((Some(points(&plan)), points(&plain)), (want, want.unwrap()));
+        assert!(budget.nodes <= plain_budget.nodes);
+        assert_eq!(tabled.table_stats().used, 1);
+    }
+}

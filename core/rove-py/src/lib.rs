@@ -24,12 +24,15 @@ use rove_core::game::{self, Deepest, Strategy};
 use rove_core::heuristic::{points_obtainable, Heuristic};
 use rove_core::rules::{reveal_check, successors as core_successors};
 use rove_core::state::{AbilityArg, Action, Cards, State, Status, MAX_CARDS};
+use rove_core::tables::{LayoutIndex, Table, TableCache, TableStats, ACTIVATE_AFTER};
 
 /// A compiled deck, kept by the Python side while its deck lives, with the deck's
 /// mission heuristic: its memo (estimates are a pure function of the deck and the
 /// layout, spent set and mission) stays warm from one solve to the next, and its table
 /// is allocated once per deck, not once per solve (the expert player runs hundreds of
 /// short mission searches a deal).
+/// The heuristic keeps the deck's distance tables too (built on demand, at most
+/// `rove_core::tables::MAX_RESIDENT` of them), switched on or off solve by solve.
 #[pyclass(frozen, module = "rove._core", name = "Deck")]
 struct PyDeck {
     inner: Deck,
@@ -37,12 +40,17 @@ struct PyDeck {
 }
 
 impl PyDeck {
-    /// Run `f` with the deck's heuristic; a solve running at the same time on another
-    /// thread has it, so this one gets a fresh one (same values, cold memo).
-    fn with_heuristic<T>(&self, f: impl FnOnce(&Heuristic) -> T) -> T {
+    /// Run `f` as one solve with the deck's heuristic (a distance table switched on
+    /// once asked for `tables` times, 0: never); a solve running at the same time on another thread has it, so this
+    /// one gets a fresh one (same values, cold memo, no table built yet).
+    fn with_heuristic<T>(&self, tables: u64, f: impl FnOnce(&Heuristic) -> T) -> T {
+        let run = |h: &Heuristic| {
+            h.start_solve(tables);
+            f(h)
+        };
         match self.heuristic.try_lock() {
-            Ok(h) => f(&h),
-            Err(_) => f(&Heuristic::new(&self.inner)),
+            Ok(h) => run(&h),
+            Err(_) => run(&Heuristic::with_tables(&self.inner)),
         }
     }
 }
@@ -50,8 +58,9 @@ impl PyDeck {
 type PyArrow = (u8, u8);
 /// (status, steps as (action, translation), nodes)
 type MissionAnswer = (&'static str, Option<Vec<(PyObject, i32)>>, u64);
-/// (status, plan, optimal, nodes, deepest done, deepest mission)
-type GameAnswer = (&'static str, Option<Vec<PyObject>>, bool, u64, i32, i32);
+/// (status, plan, optimal, nodes, deepest done, deepest mission, (table probes, tables
+/// used, tables built))
+type GameAnswer = (&'static str, Option<Vec<PyObject>>, bool, u64, i32, i32, (u64, u64, u64));
 type PyCell = (i32, i32, i32);
 
 fn ability(code: u8) -> PyResult<Ability> {
@@ -126,7 +135,7 @@ impl PyDeck {
             .collect::<PyResult<Vec<_>>>()?;
         let rules = Rules { auto_complete_on_reveal: rules.0, recycle_when_empty: rules.1, gripper_active_only: rules.2 };
         let inner = Deck::new(modules, cards, missions_to_win, rules).map_err(PyValueError::new_err)?;
-        let heuristic = Mutex::new(Heuristic::new(&inner));
+        let heuristic = Mutex::new(Heuristic::with_tables(&inner));
         Ok(PyDeck { inner, heuristic })
     }
 }
@@ -338,16 +347,17 @@ fn revealed(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResu
 #[pyfunction]
 fn estimate(deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<(i32, i32, i32)> {
     let s = state_from(state, &deck.inner)?;
-    let (p, a) = deck.with_heuristic(|h| h.estimate(&deck.inner, &s));
+    let (p, a) = deck.with_heuristic(0, |h| h.estimate(&deck.inner, &s));
     Ok((p, a, points_obtainable(&deck.inner, &s)))
 }
 
-/// A* for the cheapest plan completing the current mission.
+/// A* for the cheapest plan completing the current mission (`tables` as for
+/// `solve_game`).
 ///
 /// Returns (status, steps, nodes): status "solved" with steps as (action, translation),
 /// "unsolvable" (proven), or "limit" (nodes, time or table size).
 #[pyfunction]
-#[pyo3(signature = (deck, state, max_points, max_nodes, seconds = None))]
+#[pyo3(signature = (deck, state, max_points, max_nodes, seconds = None, tables = 0))]
 fn solve_mission(
     py: Python<'_>,
     deck: &PyDeck,
@@ -355,11 +365,14 @@ fn solve_mission(
     max_points: Option<i32>,
     max_nodes: u64,
     seconds: Option<f64>,
+    tables: u64,
 ) -> PyResult<MissionAnswer> {
     let s = state_from(state, &deck.inner)?;
     let mut hooks = PyHooks::new(seconds, None);
     let mut budget = Budget::new(max_nodes);
-    let got = py.allow_threads(|| deck.with_heuristic(|h| astar::solve_mission(&deck.inner, h, &s, max_points, &mut budget, &mut hooks)));
+    let got = py.allow_threads(|| {
+        deck.with_heuristic(tables, |h| astar::solve_mission(&deck.inner, h, &s, max_points, &mut budget, &mut hooks))
+    });
     match got {
         Ok(Some(steps)) => {
             let steps = steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect();
@@ -378,9 +391,13 @@ fn solve_mission(
 /// for `solve_mission`.  `progress` is called with the
 /// missions done whenever a line gets further than any before.  `reference=True` runs
 /// the Python reference search's algorithm (no dominance in the lost tables): the same
-/// nodes as `rove.solve.game.solve_game_python`.
+/// nodes as `rove.solve.game.solve_game_python`.  `tables=N` (N > 0, never with
+/// `reference`) raises the bounds with the exact distance tables, each switched on
+/// once the solve has asked for it N times (`rove_core::tables::ACTIVATE_AFTER` is the
+/// product's N); the last field of
+/// the answer is what they did: distances asked for, tables switched on, tables built.
 #[pyfunction]
-#[pyo3(signature = (deck, state, strategy, max_nodes, seconds = None, progress = None, reference = false))]
+#[pyo3(signature = (deck, state, strategy, max_nodes, seconds = None, progress = None, reference = false, tables = 0))]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
 fn solve_game(
     py: Python<'_>,
@@ -391,6 +408,7 @@ fn solve_game(
     seconds: Option<f64>,
     progress: Option<PyObject>,
     reference: bool,
+    tables: u64,
 ) -> PyResult<GameAnswer> {
     let strategy = match strategy {
         "portfolio" => Strategy::Portfolio,
@@ -404,8 +422,14 @@ fn solve_game(
     let mut budget = Budget::new(max_nodes);
     let mut deepest = Deepest::default();
     let options = if reference { game::Options::REFERENCE } else { game::Options::default() };
+    let tables = if reference { 0 } else { tables };
+    let mut used = TableStats::default();
     let got = py.allow_threads(|| {
-        deck.with_heuristic(|h| game::solve_game(&deck.inner, h, &s, &mut budget, strategy, options, &mut hooks, &mut deepest))
+        deck.with_heuristic(tables, |h| {
+            let got = game::solve_game(&deck.inner, h, &s, &mut budget, strategy, options, &mut hooks, &mut deepest);
+            used = h.table_stats();
+            got
+        })
     });
     let (done, mission) = (deepest.done.unwrap_or(-1), deepest.mission.map_or(-1, i32::from));
     if let Some(err) = hooks.error.take() {
@@ -415,13 +439,46 @@ fn solve_game(
         Ok(result) => {
             let status = if result.plan.is_some() { "solved" } else { "unsolvable" };
             let plan = result.plan.map(|p| p.iter().map(|a| action_to(py, a)).collect());
-            Ok((status, plan, result.optimal, budget.nodes, done, mission))
+            Ok((status, plan, result.optimal, budget.nodes, done, mission, (used.probes, used.used, used.built)))
         }
         Err(stop) => match hooks.raise(stop) {
             Some(err) => Err(err),
-            None => Ok(("limit", None, false, budget.nodes, done, mission)),
+            None => Ok(("limit", None, false, budget.nodes, done, mission, (used.probes, used.used, used.built))),
         },
     }
+}
+
+/// The exact distance table's answer for a state's layout, spent set and mission: the
+/// fewest moves to a layout matching the mission, by the arrows the spent set gives
+/// (None: no sequence of moves gets there), from the deck's own tables (built on
+/// demand, kept).  Raises ValueError when the deck has more modules than tables hold
+/// or the state has no mission.
+#[pyfunction]
+fn table_distance(deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<Option<u32>> {
+    let s = state_from(state, &deck.inner)?;
+    let mission = s.mission.ok_or_else(|| PyValueError::new_err("the state has no mission"))?;
+    deck.with_heuristic(0, |h| h.table_distance(&deck.inner, mission, s.spent, s.cells()))
+        .ok_or_else(|| PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"))
+}
+
+/// Build one distance table from scratch (for the benchmarks): (layouts, how many
+/// layouts hold each distance 0..=254, unreachable ones).  The GIL is released.
+#[pyfunction]
+fn build_table(py: Python<'_>, deck: &PyDeck, mission: usize, spent: u32) -> PyResult<(usize, Vec<u64>, u64)> {
+    if !TableCache::supports(&deck.inner) {
+        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+    }
+    let card = deck.inner.cards.get(mission).ok_or_else(|| PyValueError::new_err("no such card"))?;
+    let hist = py.allow_threads(|| {
+        let index = LayoutIndex::new(deck.inner.n());
+        Table::build(&deck.inner, &index, &card.mission, spent).histogram()
+    });
+    let total = hist.iter().sum::<u64>() as usize;
+    let mut counts = hist[..255].to_vec();
+    while counts.len() > 1 && counts.last() == Some(&0) {
+        counts.pop();
+    }
+    Ok((total, counts, hist[255]))
 }
 
 #[pymodule]
@@ -433,7 +490,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(solve_mission, m)?)?;
     m.add_function(wrap_pyfunction!(solve_game, m)?)?;
+    m.add_function(wrap_pyfunction!(table_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(build_table, m)?)?;
     m.add("MAX_MODULES", MAX_MODULES)?;
     m.add("MAX_CARDS", MAX_CARDS)?;
+    m.add("TABLES_AFTER", ACTIVATE_AFTER)?;
     Ok(())
 }

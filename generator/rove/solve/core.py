@@ -11,6 +11,12 @@ plan is replayed through ``rove.engine.apply`` by the callers before anyone sees
 The searches are the same algorithms as the pure-Python ones in ``search`` and
 ``game``, in the same order, so both expand the same nodes; ``ROVE_CORE=0`` in the
 environment selects the pure-Python path (the benchmarks compare the two).
+
+The core's product searches also use exact move-only distance tables (its ``tables``
+module) wherever no ability can change the layout any more: a sharper bound, the
+same verdicts and optimal costs, fewer nodes.  The Python searches have no tables, so
+the node-for-node comparisons run with them off: ``ROVE_TABLES=0`` in the environment
+(or ``reference=True`` for a game search) switches them off (see ``tables_after``).
 """
 
 from __future__ import annotations
@@ -42,6 +48,19 @@ def available(deck: Deck | None = None) -> bool:
     if _core is None or os.environ.get("ROVE_CORE", "1") == "0":
         return False
     return deck is None or (deck.n <= _core.MAX_MODULES and len(deck.card_ids) <= _core.MAX_CARDS)
+
+
+def tables_after() -> int:
+    """After how many asks a solve switches a distance table on (0: never).
+
+    ``ROVE_TABLES=0`` in the environment switches the tables off (the reference
+    bounds), ``ROVE_TABLES=eager`` on at the first ask (tests and benchmarks: small
+    searches then use them too); otherwise the core's default, which spares the
+    short searches a table's build."""
+    value = os.environ.get("ROVE_TABLES", "")
+    if value == "0":
+        return 0
+    return 1 if value == "eager" else int(_core.TABLES_AFTER)
 
 
 def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> tuple[tuple[int, int, int], ...]:
@@ -142,7 +161,7 @@ def solve_mission_steps(deck: Deck, start: State, budget: Budget, max_points: in
     from .nodes import Limit
 
     status, steps, nodes = _core.solve_mission(core_deck(deck), state_tuple(start), max_points,
-                                               *_limits(budget))
+                                               *_limits(budget), tables_after())
     budget.nodes += nodes
     if status == "limit":
         raise Limit
@@ -159,14 +178,21 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
 
     ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
     or ``deepening``.  ``reference=True`` (tests only) runs the algorithm of the Python
-    reference search, without the lost tables' dominance, so that
-    both visit the same nodes."""
+    reference search, without the lost tables' dominance nor the distance tables, so
+    that both visit the same nodes.  ``stats`` gets what the distance tables did when
+    they are on: ``table_probes`` (distances the search asked for), ``tables_used``
+    (tables switched on for this solve) and ``tables_built`` (of those, built for it
+    rather than kept from an earlier solve of the deck in this process)."""
     from .nodes import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
-    status, plan, is_optimal, nodes, done, mission = _core.solve_game(
-        core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, reference)
+    tables = 0 if reference else tables_after()
+    status, plan, is_optimal, nodes, done, mission, (probes, used, built) = _core.solve_game(
+        core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, reference, tables)
     budget.nodes += nodes
+    if tables:
+        for key, value in (("table_probes", probes), ("tables_used", used), ("tables_built", built)):
+            stats[key] = stats.get(key, 0) + value
     if done >= 0:
         stats["deepest_done"] = done
         stats["deepest_mission"] = deck.card_ids[mission] if mission >= 0 else None

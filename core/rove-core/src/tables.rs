@@ -1,0 +1,665 @@
+//! Exact move-only distance tables (ROVE's endgame tablebases).
+//!
+//! Once no ability can change the layout any more, the only way to complete a mission
+//! is to move modules, one point a move, until the layout matches the pattern.  The
+//! fewest moves from a layout is then a function of the layout alone (up to
+//! translation, as pattern matching is), of the arrows each module moves by (its side,
+//! given the spent set) and of the pattern.  A [`Table`] holds that number for *every*
+//! layout of the deck's modules: one byte a layout, filled by one backward
+//! breadth-first search from the layouts that match (the chess tablebases' retrograde
+//! analysis).
+//!
+//! **Index.**  A layout of `n` modules is valid when its cells form one king-connected
+//! group, so up to translation it is a *shape* (a fixed polyplet: 3,832 of them for six
+//! cells) and a labelling of the shape's cells by the modules (`n!` of them): the index
+//! is `shape * n! + rank`, with the shapes in a fixed order (by their occupancy mask) and
+//! the labelling ranked by its Lehmer code.  Six modules give 2,759,040 layouts: a table
+//! is 2.7 MB.  Tables are built for 2 to [`MAX_TABLE_MODULES`] modules only.
+//!
+//! **Backward search.**  Moves are not reversible in general (a jump needs a module to
+//! jump over, a short or push arrow goes one cell, spent sides may move by other arrows,
+//! a push drags a chain), so the search asks for *predecessors*: the layouts from which
+//! one legal move reaches a given one.  [`predecessors`] generates them arrow kind by
+//! arrow kind as the inverse of `rules::module_moves`; the unit tests hold it to the
+//! forward successor generation on random layouts of every arrow kind.
+//!
+//! **When.**  A search switches a table on only after it has asked for its distances
+//! [`ACTIVATE_AFTER`] times (see there): the bound, hence the nodes and the answer, of a
+//! solve never depend on which tables earlier solves left resident.
+//!
+//! **Memory.**  A [`TableCache`] keeps at most [`MAX_RESIDENT`] tables (so at most
+//! `MAX_RESIDENT * 2,759,040` bytes, 66 MB, for six modules) and drops the least
+//! recently used one to make room.  A table is a pure function of its key, so eviction
+//! costs a rebuild, never a different answer (nor a different node count).
+
+use rustc_hash::FxHashMap;
+
+use crate::deck::{ArrowKind, Deck, Pattern, MAX_MODULES};
+use crate::grid::{pack, unpack, valid, Cell, Layout, NB};
+
+/// Tables are built for layouts of at most this many modules (seven would take 119 MB
+/// a table).
+pub const MAX_TABLE_MODULES: usize = 6;
+/// Tables a cache keeps at once.
+pub const MAX_RESIDENT: usize = 24;
+/// The byte of a layout from which no sequence of moves reaches the pattern.
+pub const UNREACHABLE: u8 = u8::MAX;
+/// Distances are stored up to this value; a layout further away stores it too (a
+/// lower bound, still sound for pruning).  No table met so far comes near it.
+pub const MAX_STORED: u8 = u8::MAX - 1;
+
+/// Side of the square a shape's occupancy mask covers (shapes of up to 6 cells fit).
+const GRID: i32 = 8;
+
+/// Every layout of `n` modules up to translation, indexed.
+pub struct LayoutIndex {
+    n: usize,
+    /// Per shape, its cells as (x, y) offsets from its bounding box's corner, in mask
+    /// order (row by row, then by column: the packed cells' order).
+    shapes: Vec<[(i8, i8); MAX_TABLE_MODULES]>,
+    by_mask: FxHashMap<u64, u32>,
+    /// `factorial[k]` = k!
+    factorial: [u32; MAX_TABLE_MODULES + 1],
+}
+
+impl LayoutIndex {
+    /// The index of `n`-module layouts (2 <= n <= MAX_TABLE_MODULES).
+    pub fn new(n: usize) -> Self {
+        assert!((2..=MAX_TABLE_MODULES).contains(&n), "tables hold 2 to {MAX_TABLE_MODULES} modules");
+        // grow the fixed polyplets cell by cell, each normalised to its bounding box
+        let mut masks: Vec<u64> = vec![1];
+        for _ in 1..n {
+            let mut next: Vec<u64> = Vec::new();
+            for &m in &masks {
+                let cells = mask_cells(m);
+                for &(x, y) in &cells {
+                    for d in 0..8 {
+                        let (nx, ny) = (x + crate::grid::DX[d], y + crate::grid::DY[d]);
+                        if cells.contains(&(nx, ny)) {
+                            continue;
+                        }
+                        let mut grown = cells.clone();
+                        grown.push((nx, ny));
+                        next.push(normalised_mask(&grown));
+                    }
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            masks = next;
+        }
+        let mut shapes = Vec::with_capacity(masks.len());
+        let mut by_mask = FxHashMap::default();
+        for (i, &m) in masks.iter().enumerate() {
+            let mut cells = [(0i8, 0i8); MAX_TABLE_MODULES];
+            for (k, (x, y)) in mask_cells(m).into_iter().enumerate() {
+                cells[k] = (x as i8, y as i8);
+            }
+            shapes.push(cells);
+            by_mask.insert(m, i as u32);
+        }
+        let mut factorial = [1u32; MAX_TABLE_MODULES + 1];
+        for k in 1..=MAX_TABLE_MODULES {
+            factorial[k] = factorial[k - 1] * k as u32;
+        }
+        LayoutIndex { n, shapes, by_mask, factorial }
+    }
+
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    pub fn shapes(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// Layouts in the index: shapes times labellings.
+    pub fn len(&self) -> usize {
+        self.shapes.len() * self.factorial[self.n] as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// The index of a valid layout (None: not a valid layout of `n` modules).
+    pub fn index(&self, cells: &[Cell]) -> Option<u32> {
+        let n = self.n;
+        if cells.len() != n {
+            return None;
+        }
+        let mut xy = [(0i32, 0i32); MAX_TABLE_MODULES];
+        let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+        for (j, &c) in cells.iter().enumerate() {
+            let (x, y) = unpack(c);
+            xy[j] = (x, y);
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        if x1 - x0 >= GRID || y1 - y0 >= GRID {
+            return None;
+        }
+        let mut pos = [0u32; MAX_TABLE_MODULES];
+        let mut mask = 0u64;
+        for j in 0..n {
+            pos[j] = ((xy[j].0 - x0) + GRID * (xy[j].1 - y0)) as u32;
+            mask |= 1 << pos[j];
+        }
+        if mask.count_ones() as usize != n {
+            return None;
+        }
+        let shape = *self.by_mask.get(&mask)?;
+        // the Lehmer code of the labelling: per module, how many later modules stand on
+        // cells earlier in mask order (its cell's place among the cells not yet taken)
+        let mut later = 0u64;
+        let mut rank = 0u32;
+        for j in (0..n).rev() {
+            let smaller = (later & ((1u64 << pos[j]) - 1)).count_ones();
+            rank += smaller * self.factorial[n - 1 - j];
+            later |= 1 << pos[j];
+        }
+        Some(shape * self.factorial[n] + rank)
+    }
+
+    /// The layout of an index, with its bounding box's corner at (0, 0).
+    pub fn layout(&self, index: u32, out: &mut [Cell]) {
+        let n = self.n;
+        let fact = self.factorial[n];
+        let shape = &self.shapes[(index / fact) as usize];
+        let mut rank = index % fact;
+        // decode the Lehmer code: module j takes the `digit`-th free slot
+        let mut free: [u8; MAX_TABLE_MODULES] = [0, 1, 2, 3, 4, 5];
+        let mut left = n;
+        for (j, cell) in out.iter_mut().enumerate().take(n) {
+            let f = self.factorial[n - 1 - j];
+            let digit = (rank / f) as usize;
+            rank %= f;
+            let s = free[digit] as usize;
+            free.copy_within(digit + 1..left, digit);
+            left -= 1;
+            let (x, y) = shape[s];
+            *cell = pack(i32::from(x), i32::from(y));
+        }
+    }
+}
+
+fn mask_cells(m: u64) -> Vec<(i32, i32)> {
+    let mut out = Vec::new();
+    let mut left = m;
+    while left != 0 {
+        let b = left.trailing_zeros() as i32;
+        left &= left - 1;
+        out.push((b % GRID, b / GRID));
+    }
+    out
+}
+
+fn normalised_mask(cells: &[(i32, i32)]) -> u64 {
+    let x0 = cells.iter().map(|c| c.0).min().unwrap_or(0);
+    let y0 = cells.iter().map(|c| c.1).min().unwrap_or(0);
+    cells.iter().fold(0u64, |m, &(x, y)| m | 1 << ((x - x0) + GRID * (y - y0)))
+}
+
+/// Call `f` with every layout from which one move of some module (by the arrows of its
+/// side under `spent`) gives `cells`, a valid layout.  A layout may be given more than
+/// once.  The inverse of `rules::module_moves` + `apply_arrow`:
+///
+/// * standard: the module came from `k >= 1` cells back along the arrow (any cell, the
+///   cells between are not looked at); short: from one cell back; jump: from `k >= 2`
+///   cells back with a module on some cell strictly between;
+/// * push: from one cell back, either onto an empty cell (then like short) or pushing a
+///   chain: the `m >= 1` modules on the cells right after its landing cell, in a row,
+///   each came from one cell further back (the forward chain is every module in a row
+///   from the landing cell, and the cell after the last one was empty, as it is here
+///   once the chain steps back);
+///
+/// and in each case the earlier layout is valid (the move's own legality then holds:
+/// the landing cell was empty, or held the chain, and the result is `cells`, valid).
+pub fn predecessors(deck: &Deck, spent: u32, cells: &[Cell], mut f: impl FnMut(&[Cell])) {
+    let n = cells.len();
+    let mut prev = [0 as Cell; MAX_MODULES];
+    let occupied = |c: Cell| cells.contains(&c);
+    // where each module alone may go with the layout staying valid (the cell empty and
+    // touching every group the others form without it)
+    let layout = Layout::new(cells);
+    let mut single = |i: usize, from: Cell, f: &mut dyn FnMut(&[Cell])| {
+        if layout.can_place(i, from) {
+            prev[..n].copy_from_slice(cells);
+            prev[i] = from;
+            f(&prev[..n]);
+        }
+    };
+    let mut chain = [0 as Cell; MAX_MODULES];
+    for i in 0..n {
+        let side = (spent >> i & 1) as usize;
+        let here = cells[i];
+        // a module's earlier cell touches one of the others: it lies in their bounding
+        // box grown by one (convex, and holding `here`)
+        let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+        for (j, &c) in cells.iter().enumerate() {
+            if j != i {
+                let (x, y) = unpack(c);
+                (x0, x1, y0, y1) = (x0.min(x - 1), x1.max(x + 1), y0.min(y - 1), y1.max(y + 1));
+            }
+        }
+        let inside = |c: Cell| {
+            let (x, y) = unpack(c);
+            x0 <= x && x <= x1 && y0 <= y && y <= y1
+        };
+        for arrow in &deck.modules[i].arrows[side] {
+            let off = NB[arrow.dir as usize];
+            match arrow.kind {
+                ArrowKind::Short => single(i, here - off, &mut f),
+                ArrowKind::Standard | ArrowKind::Jump => {
+                    let mut k = if arrow.kind == ArrowKind::Jump { 2 } else { 1 };
+                    loop {
+                        let from = here - off * k;
+                        if !inside(from) {
+                            break;
+                        }
+                        if arrow.kind == ArrowKind::Standard || (1..k).any(|m| occupied(here - off * m)) {
+                            single(i, from, &mut f);
+                        }
+                        k += 1;
+                    }
+                }
+                ArrowKind::Push => {
+                    let from = here - off;
+                    single(i, from, &mut f);
+                    if occupied(from) {
+                        continue;
+                    }
+                    // chains of m = 1, 2, ... modules in a row after the landing cell
+                    chain[..n].copy_from_slice(cells);
+                    chain[i] = from;
+                    let mut c = here + off;
+                    while let Some(j) = cells.iter().position(|&d| d == c) {
+                        chain[j] = c - off;
+                        if valid(&chain[..n]) {
+                            f(&chain[..n]);
+                        }
+                        c += off;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The fewest moves from every layout to one matching a pattern.
+pub struct Table {
+    dist: Vec<u8>,
+}
+
+impl Table {
+    /// Build by backward breadth-first search from every matching layout.
+    pub fn build(deck: &Deck, index: &LayoutIndex, pattern: &Pattern, spent: u32) -> Table {
+        let n = index.n();
+        let total = index.len();
+        let mut dist = vec![UNREACHABLE; total];
+        let mut frontier: Vec<u32> = Vec::new();
+        let mut cells = [0 as Cell; MAX_MODULES];
+        for k in 0..total as u32 {
+            index.layout(k, &mut cells[..n]);
+            if pattern.matches(&cells[..n]) {
+                dist[k as usize] = 0;
+                frontier.push(k);
+            }
+        }
+        let mut level: u8 = 0;
+        let mut next: Vec<u32> = Vec::new();
+        while !frontier.is_empty() {
+            level = level.saturating_add(1).min(MAX_STORED);
+            next.clear();
+            for &k in &frontier {
+                index.layout(k, &mut cells[..n]);
+                predecessors(deck, spent, &cells[..n], |p| {
+                    if let Some(j) = index.index(p) {
+                        if dist[j as usize] == UNREACHABLE {
+                            dist[j as usize] = level;
+                            next.push(j);
+                        }
+                    }
+                });
+            }
+            std::mem::swap(&mut frontier, &mut next);
+        }
+        Table { dist }
+    }
+
+    /// The stored byte of a layout index.
+    pub fn get(&self, index: u32) -> u8 {
+        self.dist[index as usize]
+    }
+
+    /// Bytes the table takes.
+    pub fn bytes(&self) -> usize {
+        self.dist.len()
+    }
+
+    /// How many layouts hold each stored value (for tests and benchmarks).
+    pub fn histogram(&self) -> [u64; 256] {
+        let mut h = [0u64; 256];
+        for &d in &self.dist {
+            h[d as usize] += 1;
+        }
+        h
+    }
+}
+
+/// What a cache did during one solve: distances asked for (of layout-inert states),
+/// tables the solve switched on, and tables built for it (a table already resident
+/// from an earlier solve of the deck is used without a build).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    pub probes: u64,
+    pub used: u64,
+    pub built: u64,
+}
+
+/// A solve asks for a table's distances this many times before the table is switched on
+/// for it: a table costs a few seconds to build, the cost of a few hundred thousand
+/// nodes, so a search that ends sooner (most wins, the expert's short mission
+/// searches) never pays for one.  Counting asks, not time or residency, keeps a solve's
+/// bounds, and so its nodes and answer, a function of the solve alone.
+pub const ACTIVATE_AFTER: u64 = 400_000;
+
+/// A deck's tables, built on demand, at most [`MAX_RESIDENT`] at once.
+pub struct TableCache {
+    index: Option<LayoutIndex>,
+    /// (mission card, spent bits that change arrows) -> (table, last use)
+    tables: FxHashMap<(u8, u32), (Table, u64)>,
+    /// spent bits of modules whose flip changes their arrows
+    flip_mask: u32,
+    clock: u64,
+    /// this solve: asks after which a table is switched on (0: never), and per table
+    /// key the asks so far
+    after: u64,
+    asks: FxHashMap<(u8, u32), u64>,
+    stats: TableStats,
+}
+
+impl TableCache {
+    pub fn new(deck: &Deck) -> Self {
+        let flip_mask = deck.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i);
+        TableCache {
+            index: None,
+            tables: FxHashMap::default(),
+            flip_mask,
+            clock: 0,
+            after: ACTIVATE_AFTER,
+            asks: FxHashMap::default(),
+            stats: TableStats::default(),
+        }
+    }
+
+    /// Whether the deck's layouts fit the tables.
+    pub fn supports(deck: &Deck) -> bool {
+        (2..=MAX_TABLE_MODULES).contains(&deck.n())
+    }
+
+    /// A new solve begins: its counts start from zero, and a table is switched on once
+    /// it has been asked for `after` times (0: never; tests and benchmarks use 1).
+    pub fn start_solve(&mut self, after: u64) {
+        self.after = after;
+        self.asks.clear();
+        self.stats = TableStats::default();
+    }
+
+    /// This solve's figures.
+    pub fn stats(&self) -> TableStats {
+        self.stats
+    }
+
+    pub fn resident(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// The distance a search may use for `cells` (see [`TableCache::distance`]): None
+    /// while the table is off for this solve (tables disabled, or asked for fewer
+    /// times so far than `start_solve` said).
+    pub fn search_distance(&mut self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<Option<u32>> {
+        if self.after == 0 || !Self::supports(deck) {
+            return None;
+        }
+        self.stats.probes += 1;
+        let asks = self.asks.entry((mission, spent & self.flip_mask)).or_insert(0);
+        *asks += 1;
+        match *asks {
+            a if a < self.after => None,
+            a => {
+                if a == self.after {
+                    self.stats.used += 1;
+                }
+                Some(self.distance(deck, mission, spent, cells))
+            }
+        }
+    }
+
+    /// The fewest moves from `cells` to a layout matching `mission`'s pattern, moving
+    /// by the sides `spent` gives (None: no sequence of moves gets there; a value of
+    /// [`MAX_STORED`] means at least that many).  Builds the table if it is not
+    /// resident.  Some(0) (no claim) for a layout the tables do not hold.
+    pub fn distance(&mut self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<u32> {
+        if !Self::supports(deck) {
+            return Some(0);
+        }
+        let n = deck.n();
+        let index = self.index.get_or_insert_with(|| LayoutIndex::new(n));
+        let Some(at) = index.index(cells) else {
+            return Some(0);
+        };
+        let key = (mission, spent & self.flip_mask);
+        self.clock += 1;
+        if !self.tables.contains_key(&key) {
+            if self.tables.len() >= MAX_RESIDENT {
+                // the least recently used goes (uses are distinct clock ticks)
+                let oldest = *self.tables.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k).expect("a table");
+                self.tables.remove(&oldest);
+            }
+            let table = Table::build(deck, index, &deck.cards[mission as usize].mission, spent);
+            self.stats.built += 1;
+            self.tables.insert(key, (table, 0));
+        }
+        let entry = self.tables.get_mut(&key).expect("resident");
+        entry.1 = self.clock;
+        match entry.0.get(at) {
+            UNREACHABLE => None,
+            d => Some(u32::from(d)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deck::{Ability, Arrow, Card, Module, PatCell, Rules};
+    use crate::rules::successors;
+    use crate::state::{Action, Cards, State, Status};
+
+    fn rng(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// Six modules, each kind of arrow on some side, with spent sides that move by
+    /// other arrows than the active ones.
+    fn mixed_deck(patterns: &[&[(i32, i32, PatCell)]]) -> Deck {
+        let kinds = [ArrowKind::Standard, ArrowKind::Short, ArrowKind::Jump, ArrowKind::Push];
+        let abilities = [Ability::Brain, Ability::Laser, Ability::Sensor, Ability::Coil, Ability::Gripper, Ability::Motor];
+        let modules = abilities
+            .iter()
+            .enumerate()
+            .map(|(i, &ability)| {
+                let side = |kind: ArrowKind, d: u8| vec![Arrow { kind, dir: d }, Arrow { kind, dir: (d + 4) % 8 }, Arrow { kind: ArrowKind::Short, dir: (d + 2) % 8 }];
+                Module { ability, arrows: [side(kinds[i % 4], i as u8 % 8), side(kinds[(i + 1) % 4], (i as u8 + 3) % 8)] }
+            })
+            .collect();
+        let cards = patterns
+            .iter()
+            .map(|p| {
+                let pat = Pattern::new(p).expect("a pattern");
+                Card { base: 1, bonus: 2, mission: pat.clone(), movement: pat }
+            })
+            .collect();
+        Deck::new(modules, cards, 2, Rules::default()).expect("a deck")
+    }
+
+    fn random_layout(next: &mut impl FnMut() -> u64, n: usize) -> Vec<Cell> {
+        let mut cells = vec![pack(0, 0)];
+        while cells.len() < n {
+            let c = cells[(next() % cells.len() as u64) as usize] + NB[(next() % 8) as usize];
+            if !cells.contains(&c) {
+                cells.push(c);
+            }
+        }
+        cells
+    }
+
+    fn bare(cells: &[Cell], spent: u32, mission: u8) -> State {
+        let mut s = State {
+            cells: [0; MAX_MODULES],
+            n: cells.len() as u8,
+            spent,
+            hand: Cards::new(),
+            draw: Cards::new(),
+            discard: Cards::new(),
+            card: None,
+            points: 1,
+            mission: Some(mission),
+            done: 0,
+            completed: Cards::new(),
+            status: Status::Playing,
+            goal_mission: true,
+        };
+        s.cells[..cells.len()].copy_from_slice(cells);
+        s
+    }
+
+    /// The layouts one move gives, by the rules' own successor generation.
+    fn forward(deck: &Deck, cells: &[Cell], spent: u32, index: &LayoutIndex) -> Vec<u32> {
+        // a mission no layout completes here is not needed: moves are generated first
+        let s = bare(cells, spent, 0);
+        let mut out: Vec<u32> = successors(deck, &s, false)
+            .iter()
+            .filter(|(a, _)| matches!(a, Action::Move { .. }))
+            .map(|(_, s2)| index.index(s2.cells()).expect("a valid layout"))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn shape_counts_are_the_fixed_polyplets() {
+        // king-connected fixed polyominoes: 1, 4, 20, 110, 638, 3832 (OEIS A006770)
+        for (n, want) in [(2, 4), (3, 20), (4, 110), (5, 638), (6, 3832)] {
+            assert_eq!(LayoutIndex::new(n).shapes(), want);
+        }
+        assert_eq!(LayoutIndex::new(6).len(), 2_759_040);
+    }
+
+    #[test]
+    fn index_round_trips_and_ignores_translation() {
+        let index = LayoutIndex::new(5);
+        let mut cells = [0 as Cell; 5];
+        for k in (0..index.len() as u32).step_by(7) {
+            index.layout(k, &mut cells);
+            assert!(valid(&cells));
+            assert_eq!(index.index(&cells), Some(k));
+            let moved: Vec<Cell> = cells.iter().map(|&c| c + pack(-3, 5)).collect();
+            assert_eq!(index.index(&moved), Some(k));
+        }
+        assert_eq!(index.index(&[pack(0, 0), pack(2, 0), pack(3, 0), pack(4, 0), pack(5, 0)]), None);
+    }
+
+    /// `predecessors` is exactly the inverse of the rules' moves: on random layouts and
+    /// spent sets of a deck with every arrow kind on both sides, P is a predecessor of L
+    /// if and only if one move from P gives L.
+    #[test]
+    fn predecessors_invert_the_rules_moves() {
+        let deck = mixed_deck(&[&[(0, 0, PatCell::Any)]]);
+        let index = LayoutIndex::new(6);
+        let mut next = rng(4242);
+        for _ in 0..300 {
+            let spent = (next() % 64) as u32;
+            let target = random_layout(&mut next, 6);
+            let t = index.index(&target).expect("valid");
+            let mut got: Vec<u32> = Vec::new();
+            predecessors(&deck, spent, &target, |p| got.push(index.index(p).expect("a valid predecessor")));
+            got.sort_unstable();
+            got.dedup();
+            for &p in &got {
+                let mut cells = [0 as Cell; 6];
+                index.layout(p, &mut cells);
+                assert!(forward(&deck, &cells, spent, &index).contains(&t), "{cells:?} does not move to {target:?}");
+            }
+            // the other direction: every successor of a random layout lists it back
+            let from = random_layout(&mut next, 6);
+            let f = index.index(&from).expect("valid");
+            for succ in forward(&deck, &from, spent, &index) {
+                let mut cells = [0 as Cell; 6];
+                index.layout(succ, &mut cells);
+                let mut back = Vec::new();
+                predecessors(&deck, spent, &cells, |p| back.push(index.index(p).expect("valid")));
+                assert!(back.contains(&f), "{from:?} -> {cells:?} spent {spent:b}");
+            }
+        }
+    }
+
+    /// A table's distances are a fixed point of the forward moves: 0 exactly on the
+    /// matching layouts, and otherwise one more than the least successor's (unreachable
+    /// when no successor reaches), on random layouts of several patterns and spent sets.
+    #[test]
+    fn distances_are_the_forward_fixed_point() {
+        let e = PatCell::Empty;
+        let any = PatCell::Any;
+        let pats: [&[(i32, i32, PatCell)]; 3] = [
+            &[(0, 0, PatCell::Named(0)), (1, 0, any), (2, 0, PatCell::Named(3)), (1, 1, e)],
+            &[(0, 0, any), (0, 1, any), (0, 2, any), (1, 1, e), (-1, 1, e)],
+            &[(0, 0, PatCell::Named(5)), (1, 1, PatCell::Named(2)), (2, 2, any), (1, 0, e)],
+        ];
+        let deck = mixed_deck(&pats);
+        let index = LayoutIndex::new(6);
+        let mut next = rng(77);
+        for (m, spent) in [(0u8, 0b111111u32), (1, 0b101010), (2, 0)] {
+            let table = Table::build(&deck, &index, &deck.cards[m as usize].mission, spent);
+            let hist = table.histogram();
+            assert!(hist[0] > 0 && hist[1] > 0 && hist[3] > 0, "{:?}", &hist[..8]);
+            for _ in 0..2000 {
+                let cells = random_layout(&mut next, 6);
+                let k = index.index(&cells).expect("valid");
+                let d = table.get(k);
+                if deck.cards[m as usize].mission.matches(&cells) {
+                    assert_eq!(d, 0);
+                    continue;
+                }
+                let best = forward(&deck, &cells, spent, &index).iter().map(|&j| table.get(j)).min().unwrap_or(UNREACHABLE);
+                let want = if best == UNREACHABLE { UNREACHABLE } else { best + 1 };
+                assert_eq!(d, want, "{cells:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_cache_keeps_a_bounded_number_of_tables() {
+        let pats: Vec<Vec<(i32, i32, PatCell)>> = (0..MAX_RESIDENT as i32 + 2).map(|k| vec![(0, 0, PatCell::Any), (k % 4, 1 + k / 4, PatCell::Any)]).collect();
+        let refs: Vec<&[(i32, i32, PatCell)]> = pats.iter().map(|p| p.as_slice()).collect();
+        let mut modules = mixed_deck(&refs).modules;
+        modules.truncate(3);
+        let cards = mixed_deck(&refs).cards;
+        let deck = Deck::new(modules, cards, 2, Rules::default()).expect("a deck");
+        let mut cache = TableCache::new(&deck);
+        let cells = [pack(0, 0), pack(1, 0), pack(2, 0)];
+        let first: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0, &cells)).collect();
+        assert_eq!(cache.resident(), MAX_RESIDENT);
+        assert_eq!(cache.stats().built, deck.cards.len() as u64);
+        // evicted tables come back with the same answers
+        let again: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0, &cells)).collect();
+        assert_eq!(first, again);
+        assert_eq!(cache.resident(), MAX_RESIDENT);
+    }
+}
