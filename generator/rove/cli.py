@@ -291,7 +291,7 @@ def check(
                                              "draw order known), expert (sees only the table).")
                       ] = "thoughtful,expert",
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
-                                                        "finish within them counts as lost).", min=1)] = 300_000,
+                                                        "finish within them counts as lost).", min=1)] = 2_000_000,
 ) -> None:
     """Does a card design work? Static checks, then win rates over seeded random deals:
     the thoughtful one (draw order known) and the expert player's, side by side."""

@@ -125,20 +125,28 @@ def _print_expert_winnability(ex: dict[str, Any], win: dict[str, dict[str, Any]]
                               console: Any) -> None:
     t = _table("Thoughtful (draw order known) and expert (sees only the table) win rates",
                "difficulty", "thoughtful", "Wilson 95%", "expert", "Wilson 95%", "won",
-               "lost", "gap")
+               "lost (budget)", "gap")
     for d, w in ex["winnability"].items():
         tw = win.get(d)
         tci = (tw["wilson95"] if tw else None) or [None, None]
         t.add_row(d, fmt_pct(w["thoughtful_win_rate"]), _span(*tci), fmt_pct(w["win_rate"]),
-                  _span(*(w["wilson95"] or [None, None])), str(w["won"]), str(w["lost"]),
+                  _span(*(w["wilson95"] or [None, None])), str(w["won"]),
+                  f"{w['lost']} ({w['lost_by']['budget']})",
                   "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}")
     console.print(t)
     lost_by = {k: sum(w["lost_by"][k] for w in ex["winnability"].values()) for k in _LOST_BY}
     console.print(f"[dim]gap: thoughtful minus expert, in points of win rate. The expert's "
                   f"games are all decided: lost {lost_by['stuck']} stuck (no completion from "
                   f"what it holds), {lost_by['budget']} at its node limit "
-                  f"({ex['node_limit']} a deal), {lost_by['no_mission']} with no mission "
-                  "left to reveal.[/dim]")
+                  f"({ex['node_limit']} a deal: rove's search stopping short, not the player "
+                  f"losing), {lost_by['no_mission']} with no mission left to reveal.[/dim]")
+    if lost_by["budget"]:
+        finished = ", ".join(
+            f"{d} {fmt_pct(w.get('win_rate_finished'))} of {w.get('finished')}"
+            for d, w in ex["winnability"].items())
+        console.print(f"[yellow]Budget losses make the expert's rate a lower bound; among the "
+                      f"games it finished it won {finished}. A larger --expert-node-limit "
+                      "finishes more.[/yellow]")
     if ex["foresight"]:
         console.print(ex["foresight"])
 

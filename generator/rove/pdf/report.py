@@ -367,9 +367,19 @@ def _expert_winnability(ex: dict[str, Any], diffs: list[str], st: Styles) -> lis
         Spacer(1, 4), _table(rows), Spacer(1, 3),
         Paragraph(f"The expert's games end won or lost, never unknown: stuck (no completion "
                   f"of the mission from what it holds), budget (its mission search reached "
-                  f"the limit of {ex['node_limit']} nodes a deal: the expert failing, not a "
-                  "proof), no mission (none left to reveal). A deal it wins is winnable: its "
-                  "plan, replayed by the rules engine, is the proof.", st["small"])]
+                  f"the limit of {ex['node_limit']} nodes a deal: rove's search stopping "
+                  "short, not the player losing, and no proof), no mission (none left to "
+                  "reveal). A deal it wins is winnable: its plan, replayed by the rules "
+                  "engine, is the proof.", st["small"])]
+    budget = sum(ex["winnability"][d]["lost_by"]["budget"] for d in diffs)
+    if budget:
+        finished = ", ".join(
+            f"{d} {fmt_pct(ex['winnability'][d].get('win_rate_finished'))} of "
+            f"{ex['winnability'][d].get('finished')} games" for d in diffs)
+        story += [Spacer(1, 3), Paragraph(
+            f"{budget} budget loss(es) make the expert's rate a lower bound: among the games "
+            f"it finished it won {finished}. A larger expert node limit finishes more.",
+            st["body"])]
     if ex.get("foresight"):
         story += [Spacer(1, 3), Paragraph(_esc(ex["foresight"]), st["body"])]
     return story
