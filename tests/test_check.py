@@ -195,7 +195,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     data = rep.to_json()
     assert list(data) == ["format", "spec", "options", "reproducibility", "checks",
                           "mission_costs", "points", "winnability", "cards", "modules", "deals",
-                          "expert", "timing"]
+                          "expert", "advice", "timing"]
     assert "timing" not in rep.to_json(timing=False)
     assert data["format"] == "rove-check/1"
     assert data["options"]["difficulties"] == ["normal", "impossible"]

@@ -100,6 +100,10 @@ class CheckReport:
     timing: dict[str, Any] = field(default_factory=dict)
     #: the expert player's figures (None when only the thoughtful one played)
     expert: dict[str, Any] | None = None
+    #: per-card sensitivity of the expert's win rate (``--sensitivity``; .sensitivity)
+    sensitivity: dict[str, Any] | None = None
+    #: what a designer may try, one line each (from the sensitivity and the failures)
+    advice: list[dict[str, Any]] | None = None
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         out = {
@@ -117,6 +121,10 @@ class CheckReport:
         }
         if self.expert is not None:
             out["expert"] = self.expert
+        if self.sensitivity is not None:
+            out["sensitivity"] = self.sensitivity
+        if self.advice is not None:
+            out["advice"] = self.advice
         if timing:
             out["timing"] = self.timing
         return out
@@ -129,7 +137,15 @@ class CheckReport:
         return cls(**{k: data[k] for k in ("spec", "options", "checks", "mission_costs", "points",
                                            "winnability", "cards", "modules", "reproducibility",
                                            "deals")}, timing=data.get("timing", {}),
-                   expert=data.get("expert"))
+                   expert=data.get("expert"), sensitivity=data.get("sensitivity"),
+                   advice=data.get("advice"))
+
+    def refresh_advice(self) -> None:
+        """Read the advice lines again from the figures (after a sensitivity is added)."""
+        from .advice import advice
+
+        self.advice = None
+        self.advice = advice(self.to_json(timing=False))
 
     @property
     def failed(self) -> bool:
@@ -147,7 +163,7 @@ def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, .
     winnability = winnability_section(options, deals)
     expert = (expert_section(spec, options, winnability, deals, experts or [])
               if "expert" in options.players else None)
-    return CheckReport(
+    report = CheckReport(
         spec={"name": spec.name, "modules": [m.code for m in spec.modules],
               "cards": [c.id for c in spec.cards], "missions_to_win": spec.missions_to_win},
         options={**options.to_json(), "rules": _default_rules()},
@@ -156,6 +172,8 @@ def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, .
         modules=module_section(spec, deals), reproducibility=reproducibility_section(starts, deals),
         deals=[{k: v for k, v in r.items() if k != "seconds"} for r in deals], expert=expert,
     )
+    report.refresh_advice()
+    return report
 
 
 def static_checks(spec: Spec) -> list[Row]:

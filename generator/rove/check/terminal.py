@@ -64,7 +64,37 @@ def print_report(report: CheckReport, console: Any) -> None:
     if ex is not None:
         _print_expert_cards(ex["cards"], diffs, console)
     _print_modules(data["modules"], console)
+    if data.get("sensitivity"):
+        _print_sensitivity(data["sensitivity"], console)
+    if data.get("advice"):
+        _print_advice(data["advice"], console)
     _print_footer(data["reproducibility"], report.timing, console)
+
+
+def _shift(m: dict[str, Any] | None) -> str:
+    """A sensitivity cell: the difference in points of win rate, +- its half-interval."""
+    if m is None:
+        return "-"
+    lo, hi = m["ci95"]
+    return f"{100 * m['diff']:+.1f} \u00b1{100 * (hi - lo) / 2:.1f}"
+
+
+def _print_sensitivity(sens: dict[str, Any], console: Any) -> None:
+    t = _table(f"Sensitivity: the expert's win rate ({fmt_pct(sens['win_rate'])} over "
+               f"{sens['deals']} deals) with one number moved", "card", "pts",
+               "points -1", "points +1", "bonus -1", "bonus +1")
+    for cid, row in sens["cards"].items():
+        t.add_row(cid, f"{row['base']}/{row['bonus']}", _shift(row["points_minus"]),
+                  _shift(row["points_plus"]), _shift(row["bonus_minus"]), _shift(row["bonus_plus"]))
+    console.print(t)
+    console.print("[dim]change in points of win rate, variant minus the deck as it is, on the "
+                  "same deals (95% interval); -: a deck the spec forbids.[/dim]")
+
+
+def _print_advice(lines: list[dict[str, Any]], console: Any) -> None:
+    console.print("[bold]What to try[/bold]")
+    for a in lines:
+        console.print(f"- {a['text']}")
 
 
 def _print_heading(data: dict[str, Any], console: Any) -> None:
