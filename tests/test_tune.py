@@ -9,6 +9,7 @@ every further point raises the rate.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,20 @@ def test_sensitivity_signs_and_advice(decks: dict[str, Path]) -> None:
     lines = advice(rep.to_json())
     assert rep.advice == lines and lines[0]["kind"] == "lever" and lines[0]["card"] == "k1"
     assert "k1 points 1->0" in lines[0]["text"]
+
+
+def test_cli_check_sensitivity(decks: dict[str, Path], tmp_path: Path) -> None:
+    """`rove check --sensitivity`: the table and the advice in the terminal, the section
+    in the JSON, a page in the PDF; refused without the expert."""
+    args = ["check", str(decks["one"]), "--deals", "8", "--difficulty", "normal", "--starts", "0",
+            "--player", "expert", "--jobs", "1", "--sensitivity"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "Sensitivity" in r.output and "What to try" in r.output
+    r = runner.invoke(app, [*args, "--json", "--report", str(tmp_path / "r.pdf")])
+    data = json.loads(r.stdout)
+    assert set(data["sensitivity"]["cards"]) == {f"k{i}" for i in range(1, 7)}
+    assert data["advice"] == advice(data)
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+    r = runner.invoke(app, ["check", str(decks["one"]), "--player", "thoughtful", "--sensitivity"])
+    assert r.exit_code == 2 and "add expert to --player" in r.output
