@@ -238,6 +238,8 @@ def render_report_pdf(report: CheckReport) -> bytes:
                             creator="rove check", initialFontName=FONT)
     story: list[Any] = [
         *_heading(data, st), *_static_checks(data["checks"], st), *_winnability(data, st),
+        # the advice right after the win rates: the summary a designer acts on
+        *(_advice(data["advice"], st) if data.get("advice") else []),
         *_mission_costs(data["mission_costs"], data["points"], st), *_cards(data, st),
     ]
     if data.get("expert") is not None:
@@ -245,8 +247,6 @@ def render_report_pdf(report: CheckReport) -> bytes:
     story += _modules(data["modules"], st)
     if data.get("sensitivity"):
         story += _sensitivity(data["sensitivity"], st)
-    if data.get("advice"):
-        story += _advice(data["advice"], st)
 
     def footer(canvas: Any, doc_: Any) -> None:
         canvas.saveState()
