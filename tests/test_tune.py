@@ -71,7 +71,10 @@ def test_steps_keep_the_deck_legal(decks: dict[str, Path]) -> None:
     down = candidates(spec, base, -1, opts, far=True)
     assert down == []  # nothing in the deck can go lower
     far = candidates(spec, base, 1, opts, far=True)
-    assert far[0] == tuple((1, 1) for _ in spec.cards) and len(far) == 2  # the whole deck when far
+    assert far == [tuple((1, 1) for _ in spec.cards), tuple((0, 1) for _ in spec.cards)]  # whole deck
+    # up to max_change steps at once for the whole deck (a plateau may need several)
+    longer = candidates(spec, base, 1, small(max_change=2), far=True)
+    assert longer[2:] == [tuple((2, 2) for _ in spec.cards), tuple((0, 2) for _ in spec.cards)]
     near = candidates(spec, base, 1, opts, far=False)
     assert len(near) == 12 and all(sum(1 for d in v if d != (0, 0)) == 1 for v in near)
     assert rungs(opts) == [10, 30, 60]

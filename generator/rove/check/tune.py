@@ -11,8 +11,10 @@ missions and the cards' order never change.  It is a greedy descent, one step a 
    The candidate steps are one card's base points, or one card's bonus, one step in that
    direction; when a target is far (``FAR`` points or more) the whole deck's points,
    bonuses, or both, one step at once, are tried first, and the single cards' only if
-   none of those helps: no single card's step closes a far gap, and three candidates
-   cost a tenth of thirty.
+   none of those helps: no single card's step closes a far gap, and a few candidates
+   cost a tenth of thirty.  The whole-deck steps come in every length up to
+   ``max_change`` (one, two, three steps at once), since a deck so easy that every deal
+   is won may not move at one step (a plateau); ties go to the shorter.
 3. Successive halving picks the step: every candidate plays the first ``first_deals``
    deals, the best third plays three times as many, and so on up to the final deals;
    the deals are the same for every candidate (common random numbers), so candidates
@@ -21,8 +23,8 @@ missions and the cards' order never change.  It is a greedy descent, one step a 
    change from the designer's deck (the smallest change wins a tie), then by a fixed
    order.
 4. The survivor replaces the current deck if it is closer to the targets over the final
-   deals; if it is not, no single step helps and the search stops with the closest deck
-   it found, and the gap still left (``reached`` false).
+   deals; if it is not, no step helps and the search stops with the closest deck it
+   found, and the gap still left (``reached`` false).
 
 Everything is seeded and every game node-bounded, so the same spec, targets and seed
 give the same tuned deck on any machine and any number of workers.  The search keeps
@@ -141,13 +143,15 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
         moves.append((0, direction))
     if "points" in options.vary and "bonus" in options.vary:
         moves.insert(0, (direction, direction))
-    if far:  # the whole deck at once (see the module's docstring)
-        for dp, db in moves:
-            # every card that can take the step takes it
-            v = tuple((p + dp, b + db) if step(spec, cur, i, dp, db, options.max_change, carry=False)
-                      else (p, b) for i, (p, b) in enumerate(cur))
-            if v != cur:
-                out.append(v)
+    if far:  # the whole deck at once, k steps (see the module's docstring)
+        for k in range(1, options.max_change + 1):
+            for dp, db in moves:
+                # every card that can take the steps takes them
+                v = tuple((p + k * dp, b + k * db)
+                          if step(spec, cur, i, k * dp, k * db, options.max_change, carry=False)
+                          else (p, b) for i, (p, b) in enumerate(cur))
+                if v != cur:
+                    out.append(v)
         if out:
             return list(dict.fromkeys(out))
     both = "points" in options.vary and "bonus" in options.vary
