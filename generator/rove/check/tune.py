@@ -146,10 +146,11 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
     if far:  # the whole deck at once, k steps (see the module's docstring)
         for k in range(1, options.max_change + 1):
             for dp, db in moves:
-                # every card that can take the steps takes them
-                v = tuple((p + k * dp, b + k * db)
-                          if step(spec, cur, i, k * dp, k * db, options.max_change, carry=False)
-                          else (p, b) for i, (p, b) in enumerate(cur))
+                # every card takes as many of the k steps as its limits allow
+                v = tuple(next((w[i] for j in range(k, 0, -1)
+                                if (w := step(spec, cur, i, j * dp, j * db, options.max_change,
+                                              carry=False)) is not None), cur[i])
+                          for i in range(len(cur)))
                 if v != cur:
                     out.append(v)
         if out:
