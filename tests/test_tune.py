@@ -109,10 +109,15 @@ def test_tune_reports_an_unreachable_target(decks: dict[str, Path]) -> None:
 def test_cli_failure_interrupt_and_bad_input(decks: dict[str, Path], tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "tuned.yaml"
-    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=0.5", "-o", str(out),
-                            "--jobs", "1", "--vary", "bonus"])
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=50%", "-o", str(out),
+                            "--jobs", "1", "--vary", "bonus", "--json"])
     assert r.exit_code == 1, r.output
-    assert "target not reached" in r.output and "normal -50.0 points" in r.output
+    assert "target not reached" in r.stderr and "normal -50.0 points" in r.stderr
+    data = json.loads(r.stdout)
+    assert data["format"] == "rove-tune/1" and data["reached"] is False
+    assert data["gaps_points"] == {"normal": -50.0} and data["changes"] == []
+    assert data["rates"]["normal"] == {"won": 0, "deals": 200, "budget_losses": 0, "win_rate": 0.0,
+                                       "wilson95": [0.0, 0.0188]}
     assert load_spec(out).cards  # the closest deck is written and loads
     assert "# Not reached" in out.read_text()
     r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=1.5", "-o", str(out)])
