@@ -43,7 +43,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--difficulty", default=",".join(DIFFICULTIES))
     ap.add_argument("--player", default="thoughtful", help="thoughtful, expert or both, comma-separated")
-    ap.add_argument("--expert-node-limit", type=int, default=300_000)
+    ap.add_argument("--expert-node-limit", type=int, default=2_000_000)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 

@@ -195,7 +195,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     data = rep.to_json()
     assert list(data) == ["format", "spec", "options", "reproducibility", "checks",
                           "mission_costs", "points", "winnability", "cards", "modules", "deals",
-                          "expert", "timing"]
+                          "expert", "advice", "timing"]
     assert "timing" not in rep.to_json(timing=False)
     assert data["format"] == "rove-check/1"
     assert data["options"]["difficulties"] == ["normal", "impossible"]
@@ -239,14 +239,17 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     for w in ex["winnability"].values():
         assert set(w) == {"deals", "won", "lost", "win_rate", "wilson95", "lost_by",
                           "lost_missions_done_mean", "thoughtful_win_rate", "gap_points",
-                          "wins_thoughtful_unknown", "wins_thoughtful_unsolvable", "nodes_total"}
+                          "wins_thoughtful_unknown", "wins_thoughtful_unsolvable", "nodes_total",
+                          "finished", "budget_share", "win_rate_finished", "wilson95_finished"}
         assert w["won"] + w["lost"] == w["deals"] == 4 and sum(w["lost_by"].values()) == w["lost"]
+        assert w["finished"] == w["deals"] - w["lost_by"]["budget"]
     for c in ex["cards"].values():
         assert set(c) == {"title", "failed", "failed_total", "failed_share", "plays", "bonus_plays",
                           "bonus_share"}
     assert len(ex["deals"]) == 8 and "seconds" not in ex["deals"][0]
     assert {r["status"] for r in ex["deals"]} <= {"won", "lost"}
-    assert "foresight" in ex["foresight"]
+    # four deals a difficulty are too few to read the gap: the sentence says so, with counts
+    assert ex["foresight"].startswith("Too few decided deals to read what foresight is worth")
     json.dumps(data)  # plain JSON values only
 
 

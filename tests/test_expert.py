@@ -200,3 +200,34 @@ def test_every_game_ends_within_its_budget() -> None:
     for a in full.plan:
         s = apply(deck, s, a)
     assert s.status == WON
+
+
+def test_main_search_budget_scales_with_need() -> None:
+    """A main search that hits its first cap starts again with twice as many nodes: a
+    first cap of 50 nodes plays the same game as the default (the plans found are the
+    optimal ones either way), where a fixed cap of 50 would lose it at the budget."""
+    spec = load_spec("standard")
+    deck = Deck(spec)
+    start = state_from_position(deck, deal(spec, 3, "impossible"))
+    full = expert.play(deck, start)
+    small = expert.play(deck, start, search_nodes=50)
+    assert small.status == full.status == "won" and small.plan == full.plan
+    assert small.nodes > full.nodes  # the searches stopped short were paid for
+    capped = expert.play(deck, start, node_limit=50, search_nodes=50)
+    assert capped.reason == "budget"
+
+
+def test_foresight_sentence_needs_decided_deals() -> None:
+    """The verdict on foresight is read only from difficulties with enough decided deals
+    for both players, and states the numbers behind it."""
+    from rove.check.report import FORESIGHT_MIN_DEALS, foresight_sentence
+
+    few = foresight_sentence({"normal": 80.0}, 0, {"normal": (1, 1, 0, 9)})
+    assert few.startswith("Too few decided deals") and "normal: 1 thoughtful, 9 expert" in few
+    assert "matters" not in few
+    n = FORESIGHT_MIN_DEALS
+    some = foresight_sentence({"normal": 50.0, "hard": 70.0}, 0,
+                              {"normal": (n, n, n // 2, n), "hard": (3, 3, 0, 3)})
+    assert "matters a lot" in some and "50.0 points on normal" in some
+    assert f"thoughtful {n} of {n} decided deals won, expert {n // 2} of {n} finished games" in some
+    assert "hard left out" in some and "70.0" not in some

@@ -323,7 +323,10 @@ def check(
                       ] = "thoughtful,expert",
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
                                                         "finish within them counts as lost).",
-                                                   min=1, max=MAX_NODES)] = 300_000,
+                                                   min=1, max=MAX_NODES)] = 2_000_000,
+    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
+                                              "one lower and one higher (4 more expert games per card, "
+                                              "deal and difficulty).")] = False,
 ) -> None:
     """Does a card design work? Static checks, then win rates over seeded random deals:
     the thoughtful one (draw order known) and the expert player's, side by side."""
@@ -349,10 +352,18 @@ def check(
         ex = make_executor(executor, jobs, scheduler)
     except (ValueError, RuntimeError) as exc:
         raise fail_input(f"check: {exc}") from None
+    if sensitivity and "expert" not in opts.players:
+        raise fail_input("check: --sensitivity measures the expert's win rate; add expert to --player")
     with progress_bar(Console(stderr=True)) as progress:
         try:
             with ex:
                 result = run_check(sp, opts, executor=ex, progress=progress)
+                if sensitivity:
+                    from .check.sensitivity import sensitivity as measure
+
+                    result.sensitivity = measure(sp, opts, result, ex,
+                                                 lambda done, total: progress("sensitivity", done, total))
+                    result.refresh_advice()
         except OSError as exc:  # e.g. an unreachable Dask scheduler
             raise fail_input(f"check: {exc}") from None
     if as_json:
@@ -364,6 +375,112 @@ def check(
 
         write_output(report, render_report_pdf(result))
         typer.echo(f"wrote {report}", err=True)
+
+
+# --------------------------------------------------------------------------- tune
+
+
+def _targets(values: list[str]) -> tuple[tuple[str, float], ...]:
+    """``--target normal=0.55`` (a share, or a percentage such as 55%) as (difficulty, rate)."""
+    out = []
+    for v in values:
+        d, sep, r = v.partition("=")
+        try:
+            rate = float(r.rstrip("%")) / (100 if r.endswith("%") else 1)
+        except ValueError:
+            rate = -1.0
+        if not sep or rate < 0:
+            raise ValueError(f"--target {v!r} is not DIFFICULTY=RATE; write e.g. --target normal=0.55")
+        out.append((d.strip(), rate))
+    return tuple(out)
+
+
+@app.command()
+@handles_input_errors
+def tune(
+    spec: Annotated[str, typer.Argument(help="Bundled spec name or path: the designer's deck.")],
+    target: Annotated[list[str], typer.Option(help="DIFFICULTY=RATE, the expert win rate to reach "
+                                                   "(repeat for each difficulty), e.g. normal=0.55.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Tuned spec YAML to write.")],
+    vary: Annotated[str, typer.Option(help="Comma-separated numbers to move: points, bonus.")] = "points,bonus",
+    seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
+    deals: Annotated[int, typer.Option(help="Deals per difficulty for the final figures and the "
+                                             "tolerance (at least 200).", min=200, max=MAX_DEALS)] = 200,
+    first_deals: Annotated[int, typer.Option(help="Deals per difficulty for every candidate on the "
+                                                  "first rung of successive halving.", min=1)] = 25,
+    max_change: Annotated[int, typer.Option(help="How far each card's points or bonus may move.",
+                                            min=1, max=9)] = 3,
+    max_rounds: Annotated[int, typer.Option(help="Steps the search takes at most.", min=0)] = 30,
+    expert_node_limit: Annotated[int, typer.Option(help="Search nodes per game for the expert.",
+                                                   min=1)] = 2_000_000,
+    jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
+                                                  "1 runs in this process).", min=1)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Move the cards' points and bonuses until the expert's win rate meets each target
+    (inside its Wilson 95% interval over the final deals); write the tuned spec.
+
+    Exit 0: reached; 1: not reached (the closest deck is written and the gap stated);
+    130: interrupted (the closest deck so far is written)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .check.tune import TuneOptions, TuneState, tuned_yaml, zero
+    from .check.tune import tune as run_tune
+    from .executors import default_jobs, make_executor
+    from .spec import load_spec
+
+    cores = default_jobs()
+    if jobs is not None and jobs > cores:
+        raise fail_input(f"tune: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
+                         f"gives rove; give at most --jobs {cores}")
+    check_output(output, "-o", inputs=[spec_input(spec)])
+    sp = load_spec(spec)
+    try:
+        opts = TuneOptions(targets=_targets(target), vary=tuple(v.strip() for v in vary.split(",") if v.strip()),
+                           seed=seed, deals=deals, first_deals=first_deals, max_change=max_change,
+                           max_rounds=max_rounds, expert_node_limit=expert_node_limit)
+    except ValueError as exc:
+        raise fail_input(f"tune: {exc}") from None
+    state = TuneState(sp, opts, zero(sp))
+    err = Console(stderr=True)
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, transient=True) as bar, \
+                make_executor("local", jobs) as ex:
+            task = bar.add_task("the designer's deck", total=None)
+            logged = 0
+
+            def progress(what: str, done: int, total: int) -> None:
+                nonlocal logged
+                for line in state.log[logged:]:
+                    bar.console.print(line)
+                logged = len(state.log)
+                if what:
+                    bar.update(task, description=what, completed=done, total=total)
+
+            run_tune(sp, opts, executor=ex, state=state, progress=progress)
+            for line in state.log[logged:]:
+                bar.console.print(line)
+    except KeyboardInterrupt:
+        if state.best_rates is not None:
+            write_output(output, tuned_yaml(state, interrupted=True))
+            say(f"tune: interrupted (Ctrl-C); wrote the closest deck so far to {output}")
+        else:
+            say("tune: interrupted (Ctrl-C) before any deck was measured; nothing written")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    write_output(output, tuned_yaml(state))
+    if as_json:
+        typer.echo(json.dumps(state.to_json(), indent=2))
+    gaps = ", ".join(f"{d} {g:+.1f}" for d, g in state.gaps().items())
+    changes = "; ".join(state.to_json()["changes"]) or "nothing"
+    if state.reached:
+        say(f"tune: every target reached ({gaps} points from target) after {plural(state.rounds, 'round')}, "
+            f"{plural(state.games, 'game')}; changed {changes}; wrote {output}")
+        return
+    say(f"tune: target not reached; closest deck written to {output}, still {gaps} points of win "
+        f"rate from the target(s) (changed {changes}); a wider --max-change or more --max-rounds may help")
+    raise typer.Exit(EXIT_FAIL)
 
 
 # --------------------------------------------------------------------------- replay

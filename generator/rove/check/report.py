@@ -100,6 +100,10 @@ class CheckReport:
     timing: dict[str, Any] = field(default_factory=dict)
     #: the expert player's figures (None when only the thoughtful one played)
     expert: dict[str, Any] | None = None
+    #: per-card sensitivity of the expert's win rate (``--sensitivity``; .sensitivity)
+    sensitivity: dict[str, Any] | None = None
+    #: what a designer may try, one line each (from the sensitivity and the failures)
+    advice: list[dict[str, Any]] | None = None
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         out = {
@@ -117,6 +121,10 @@ class CheckReport:
         }
         if self.expert is not None:
             out["expert"] = self.expert
+        if self.sensitivity is not None:
+            out["sensitivity"] = self.sensitivity
+        if self.advice is not None:
+            out["advice"] = self.advice
         if timing:
             out["timing"] = self.timing
         return out
@@ -129,7 +137,15 @@ class CheckReport:
         return cls(**{k: data[k] for k in ("spec", "options", "checks", "mission_costs", "points",
                                            "winnability", "cards", "modules", "reproducibility",
                                            "deals")}, timing=data.get("timing", {}),
-                   expert=data.get("expert"))
+                   expert=data.get("expert"), sensitivity=data.get("sensitivity"),
+                   advice=data.get("advice"))
+
+    def refresh_advice(self) -> None:
+        """Read the advice lines again from the figures (after a sensitivity is added)."""
+        from .advice import advice
+
+        self.advice = None
+        self.advice = advice(self.to_json(timing=False))
 
     @property
     def failed(self) -> bool:
@@ -147,7 +163,7 @@ def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, .
     winnability = winnability_section(options, deals)
     expert = (expert_section(spec, options, winnability, deals, experts or [])
               if "expert" in options.players else None)
-    return CheckReport(
+    report = CheckReport(
         spec={"name": spec.name, "modules": [m.code for m in spec.modules],
               "cards": [c.id for c in spec.cards], "missions_to_win": spec.missions_to_win},
         options={**options.to_json(), "rules": _default_rules()},
@@ -156,6 +172,8 @@ def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, .
         modules=module_section(spec, deals), reproducibility=reproducibility_section(starts, deals),
         deals=[{k: v for k, v in r.items() if k != "seconds"} for r in deals], expert=expert,
     )
+    report.refresh_advice()
+    return report
 
 
 def static_checks(spec: Spec) -> list[Row]:
@@ -395,20 +413,50 @@ EXPERT_DESCRIPTION = (
     "modules, hand, current card and points, mission, the top card of the draw pile, the "
     "discard pile) and never the order of the deck below its top card; for each mission it "
     "plays the completion that keeps the most for the next mission (rove.solve.expert); a "
-    "game it cannot finish within its node budget counts as lost")
+    "game it cannot finish within its node budget counts as lost, and is reported apart "
+    "as a budget loss")
 #: gaps (thoughtful minus expert win rate, in points) below which foresight matters little,
 #: and from which it matters a lot
 FORESIGHT_LITTLE, FORESIGHT_LOT = 5.0, 20.0
+#: decided deals a difficulty needs, for each player (thoughtful: solved or proven
+#: unsolvable; expert: not lost at its node budget), before its gap is read: with fewer,
+#: a gap of 20 points is within the noise of the two rates (a Wilson interval over 30
+#: deals is about 30 points wide)
+FORESIGHT_MIN_DEALS = 30
 
 
-def foresight_sentence(gaps: dict[str, float | None], unknown: int = 0) -> str:
+def foresight_sentence(gaps: dict[str, float | None], unknown: int = 0,
+                       counts: dict[str, tuple[int, int, int, int]] | None = None) -> str:
     """What the gap between the two win rates means, in one sentence (``unknown``: deals
-    the thoughtful solver left undecided, which make its rate, and so the gap, uncertain)."""
-    known = {d: g for d, g in gaps.items() if g is not None}
+    the thoughtful solver left undecided, which make its rate, and so the gap, uncertain).
+
+    ``counts`` gives per difficulty (thoughtful won, thoughtful decided, expert won,
+    expert games finished within its budget); a difficulty with fewer than
+    ``FORESIGHT_MIN_DEALS`` decided for either player is left out of the verdict (a gap
+    read from one decided deal is noise), and the numbers behind each gap are stated."""
+    thin: list[str] = []
+    if counts is not None:
+        for d, (_, td, _, ef) in counts.items():
+            if d in gaps and gaps[d] is not None and min(td, ef) < FORESIGHT_MIN_DEALS:
+                thin.append(d)
+    known = {d: g for d, g in gaps.items() if g is not None and d not in thin}
     if not known:
+        if thin:
+            assert counts is not None
+            have = ", ".join(f"{d}: {counts[d][1]} thoughtful, {counts[d][3]} expert" for d in thin)
+            return (f"Too few decided deals to read what foresight is worth ({have}; at least "
+                    f"{FORESIGHT_MIN_DEALS} of each are needed): run more --deals, or a larger "
+                    "--node-limit if the thoughtful deals are unknown.")
         return ("With no decided deal for both players there is no gap between the thoughtful "
                 "and the expert win rate to read.")
-    parts = ", ".join(f"{g:.1f} points on {d}" for d, g in known.items())
+
+    def basis(d: str) -> str:
+        if counts is None:
+            return ""
+        tw, td, ew, ef = counts[d]
+        return f" (thoughtful {tw} of {td} decided deals won, expert {ew} of {ef} finished games)"
+
+    parts = ", ".join(f"{g:.1f} points on {d}{basis(d)}" for d, g in known.items())
     top = max(known.values())
     verdict = ("matters little: a good player who cannot see the deck wins nearly as often as "
                "one who could" if top < FORESIGHT_LITTLE else
@@ -420,9 +468,12 @@ def foresight_sentence(gaps: dict[str, float | None], unknown: int = 0) -> str:
     caveat = ("" if not unknown else
               f" (with {unknown} deal(s) the thoughtful solver left unknown, a larger "
               "--node-limit would make the gap surer)")
+    left_out = ("" if not thin else
+                f"; {', '.join(thin)} left out, with fewer than {FORESIGHT_MIN_DEALS} decided deals")
     return (f"The gap between the thoughtful win rate (the whole draw order known: an upper "
             f"bound for anyone) and the expert's (a good player who sees only the table) is "
-            f"what foresight is worth in this deck, {parts}, so foresight {verdict}{caveat}.")
+            f"what foresight is worth in this deck, {parts}, so foresight {verdict}{caveat}"
+            f"{left_out}.")
 
 
 def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dict[str, Any]],
@@ -432,11 +483,17 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
     thoughtful = {(r["difficulty"], r["index"]): r["status"] for r in deals}
     win: dict[str, dict[str, Any]] = {}
     gaps: dict[str, float | None] = {}
+    counts: dict[str, tuple[int, int, int, int]] = {}
     for d in options.difficulties:
         rs = [r for r in experts if r["difficulty"] == d]
         n = len(rs)
         won = sum(r["status"] == "won" for r in rs)
         lo, hi = wilson(won, n)
+        budget = sum(r["reason"] == "budget" for r in rs)
+        finished = n - budget
+        flo, fhi = wilson(won, finished)
+        tw = winnability.get(d, {})
+        counts[d] = (tw.get("solved", 0), tw.get("decided", 0), won, finished)
         reached = [r["missions_done"] for r in rs if r["status"] == "lost"]
         paired = [thoughtful.get((d, r["index"])) for r in rs if r["status"] == "won"]
         t_rate = winnability.get(d, {}).get("win_rate")
@@ -447,6 +504,13 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
             "deals": n, "won": won, "lost": n - won,
             "win_rate": rate, "wilson95": [_r(lo), _r(hi)] if n else None,
             "lost_by": {k: sum(r["reason"] == k for r in rs) for k in ("stuck", "budget", "no_mission")},
+            # a budget loss is rove's search stopping short, not the player losing: the
+            # rate among the games it finished, and the share it did not, say how much
+            # the budget weighs on the win rate (which counts them as losses)
+            "finished": finished,
+            "budget_share": _r(budget / n) if n else None,
+            "win_rate_finished": _r(won / finished) if finished else None,
+            "wilson95_finished": [_r(flo), _r(fhi)] if finished else None,
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "thoughtful_win_rate": t_rate,
             "gap_points": gap,
@@ -470,7 +534,8 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
         "description": EXPERT_DESCRIPTION,
         "node_limit": options.expert_node_limit,
         "winnability": win,
-        "foresight": (foresight_sentence(gaps, sum(w["unknown"] for w in winnability.values()))
+        "foresight": (foresight_sentence(gaps, sum(w["unknown"] for w in winnability.values()),
+                                         counts)
                       if "thoughtful" in options.players else None),
         "cards": cards,
         "deals": [{k: v for k, v in r.items() if k != "seconds"} for r in experts],

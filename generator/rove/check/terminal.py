@@ -64,7 +64,37 @@ def print_report(report: CheckReport, console: Any) -> None:
     if ex is not None:
         _print_expert_cards(ex["cards"], diffs, console)
     _print_modules(data["modules"], console)
+    if data.get("sensitivity"):
+        _print_sensitivity(data["sensitivity"], console)
+    if data.get("advice"):
+        _print_advice(data["advice"], console)
     _print_footer(data["reproducibility"], report.timing, console)
+
+
+def _shift(m: dict[str, Any] | None) -> str:
+    """A sensitivity cell: the difference in points of win rate, +- its half-interval."""
+    if m is None:
+        return "-"
+    lo, hi = m["ci95"]
+    return f"{100 * m['diff']:+.1f} \u00b1{100 * (hi - lo) / 2:.1f}"
+
+
+def _print_sensitivity(sens: dict[str, Any], console: Any) -> None:
+    t = _table(f"Sensitivity: the expert's win rate ({fmt_pct(sens['win_rate'])} over "
+               f"{sens['deals']} deals) with one number moved", "card", "pts",
+               "points -1", "points +1", "bonus -1", "bonus +1")
+    for cid, row in sens["cards"].items():
+        t.add_row(cid, f"{row['base']}/{row['bonus']}", _shift(row["points_minus"]),
+                  _shift(row["points_plus"]), _shift(row["bonus_minus"]), _shift(row["bonus_plus"]))
+    console.print(t)
+    console.print("[dim]change in points of win rate, variant minus the deck as it is, on the "
+                  "same deals (95% interval); -: a deck the spec forbids.[/dim]")
+
+
+def _print_advice(lines: list[dict[str, Any]], console: Any) -> None:
+    console.print("[bold]What to try[/bold]")
+    for a in lines:
+        console.print(f"- {a['text']}")
 
 
 def _print_heading(data: dict[str, Any], console: Any) -> None:
@@ -125,20 +155,28 @@ def _print_expert_winnability(ex: dict[str, Any], win: dict[str, dict[str, Any]]
                               console: Any) -> None:
     t = _table("Thoughtful (draw order known) and expert (sees only the table) win rates",
                "difficulty", "thoughtful", "Wilson 95%", "expert", "Wilson 95%", "won",
-               "lost", "gap")
+               "lost (budget)", "gap")
     for d, w in ex["winnability"].items():
         tw = win.get(d)
         tci = (tw["wilson95"] if tw else None) or [None, None]
         t.add_row(d, fmt_pct(w["thoughtful_win_rate"]), _span(*tci), fmt_pct(w["win_rate"]),
-                  _span(*(w["wilson95"] or [None, None])), str(w["won"]), str(w["lost"]),
+                  _span(*(w["wilson95"] or [None, None])), str(w["won"]),
+                  f"{w['lost']} ({w['lost_by']['budget']})",
                   "-" if w["gap_points"] is None else f"{w['gap_points']:.1f}")
     console.print(t)
     lost_by = {k: sum(w["lost_by"][k] for w in ex["winnability"].values()) for k in _LOST_BY}
     console.print(f"[dim]gap: thoughtful minus expert, in points of win rate. The expert's "
                   f"games are all decided: lost {lost_by['stuck']} stuck (no completion from "
                   f"what it holds), {lost_by['budget']} at its node limit "
-                  f"({ex['node_limit']} a deal), {lost_by['no_mission']} with no mission "
-                  "left to reveal.[/dim]")
+                  f"({ex['node_limit']} a deal: rove's search stopping short, not the player "
+                  f"losing), {lost_by['no_mission']} with no mission left to reveal.[/dim]")
+    if lost_by["budget"]:
+        finished = ", ".join(
+            f"{d} {fmt_pct(w.get('win_rate_finished'))} of {w.get('finished')}"
+            for d, w in ex["winnability"].items())
+        console.print(f"[yellow]Budget losses make the expert's rate a lower bound; among the "
+                      f"games it finished it won {finished}. A larger --expert-node-limit "
+                      "finishes more.[/yellow]")
     if ex["foresight"]:
         console.print(ex["foresight"])
 

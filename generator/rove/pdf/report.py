@@ -238,11 +238,15 @@ def render_report_pdf(report: CheckReport) -> bytes:
                             creator="rove check", initialFontName=FONT)
     story: list[Any] = [
         *_heading(data, st), *_static_checks(data["checks"], st), *_winnability(data, st),
+        # the advice right after the win rates: the summary a designer acts on
+        *(_advice(data["advice"], st) if data.get("advice") else []),
         *_mission_costs(data["mission_costs"], data["points"], st), *_cards(data, st),
     ]
     if data.get("expert") is not None:
         story += _expert_cards(data, st)
     story += _modules(data["modules"], st)
+    if data.get("sensitivity"):
+        story += _sensitivity(data["sensitivity"], st)
 
     def footer(canvas: Any, doc_: Any) -> None:
         canvas.saveState()
@@ -367,9 +371,19 @@ def _expert_winnability(ex: dict[str, Any], diffs: list[str], st: Styles) -> lis
         Spacer(1, 4), _table(rows), Spacer(1, 3),
         Paragraph(f"The expert's games end won or lost, never unknown: stuck (no completion "
                   f"of the mission from what it holds), budget (its mission search reached "
-                  f"the limit of {ex['node_limit']} nodes a deal: the expert failing, not a "
-                  "proof), no mission (none left to reveal). A deal it wins is winnable: its "
-                  "plan, replayed by the rules engine, is the proof.", st["small"])]
+                  f"the limit of {ex['node_limit']} nodes a deal: rove's search stopping "
+                  "short, not the player losing, and no proof), no mission (none left to "
+                  "reveal). A deal it wins is winnable: its plan, replayed by the rules "
+                  "engine, is the proof.", st["small"])]
+    budget = sum(ex["winnability"][d]["lost_by"]["budget"] for d in diffs)
+    if budget:
+        finished = ", ".join(
+            f"{d} {fmt_pct(ex['winnability'][d].get('win_rate_finished'))} of "
+            f"{ex['winnability'][d].get('finished')} games" for d in diffs)
+        story += [Spacer(1, 3), Paragraph(
+            f"{budget} budget loss(es) make the expert's rate a lower bound: among the games "
+            f"it finished it won {finished}. A larger expert node limit finishes more.",
+            st["body"])]
     if ex.get("foresight"):
         story += [Spacer(1, 3), Paragraph(_esc(ex["foresight"]), st["body"])]
     return story
@@ -497,3 +511,77 @@ def _modules(modules: dict[str, dict[str, Any]], st: Styles) -> list[Any]:
             Paragraph("Ability uses in the winning plans found; a use through Gripper counts for "
                       "Gripper (uses) and for the triggered module (via Gripper).", st["small"]),
             _table(rows, align_right_from=3)]
+
+
+SENS_KEYS = (("points_minus", "points -1"), ("points_plus", "points +1"),
+             ("bonus_minus", "bonus -1"), ("bonus_plus", "bonus +1"))
+
+
+def sensitivity_chart(cards: dict[str, dict[str, Any]], width: float = WIDTH) -> Drawing:
+    """One row per card: for each variant a dot at its change of win rate (points) with
+    its 95% interval as a whisker, around a zero line; the scale is symmetric, so a
+    lever's direction reads at a glance."""
+    keys = [k for k, _ in SENS_KEYS]
+    ext = max([abs(v) for row in cards.values() for k in keys if row[k] is not None
+               for v in (row[k]["ci95"][0], row[k]["ci95"][1], row[k]["diff"])] or [0.0])
+    ext = max(0.05, ext)
+    step = _nice_step(ext, 3)
+    ext = math.ceil(ext / step - 1e-9) * step
+    row_h, sub = 13.0, 2.6
+    left, right, top, bottom = 34.0, 8.0, 16.0, 18.0
+    height = top + bottom + row_h * len(cards)
+    d = Drawing(width, height)
+    pw = width - left - right
+
+    def x(v: float) -> float:
+        return left + pw * (v + ext) / (2 * ext)
+
+    tick = -ext
+    while tick <= ext + 1e-9:
+        d.add(Line(x(tick), bottom, x(tick), height - top, strokeColor=GRID, strokeWidth=0.4))
+        d.add(String(x(tick), bottom - 9, f"{100 * tick:+.0f}" if abs(tick) > 1e-9 else "0",
+                     fontName=FONT, fontSize=6.5, fillColor=INK, textAnchor="middle"))
+        tick += step
+    d.add(Line(x(0), bottom, x(0), height - top, strokeColor=INK, strokeWidth=0.8))
+    d.add(String(left + pw / 2, 1, "change of the expert's win rate (points)", fontName=FONT,
+                 fontSize=6.5, fillColor=INK, textAnchor="middle"))
+    for ri, (cid, row) in enumerate(cards.items()):
+        yc = height - top - row_h * (ri + 0.5)
+        d.add(String(left - 4, yc - 2.5, cid, fontName=FONT, fontSize=7, fillColor=INK, textAnchor="end"))
+        for si, k in enumerate(keys):
+            m = row[k]
+            if m is None:
+                continue
+            yy = yc + (1.5 - si) * sub
+            color = SERIES[si % len(SERIES)]
+            d.add(Line(x(m["ci95"][0]), yy, x(m["ci95"][1]), yy, strokeColor=color, strokeWidth=0.7))
+            d.add(Rect(x(m["diff"]) - 1.6, yy - 1.6, 3.2, 3.2, fillColor=color, strokeColor=None))
+    _legend(d, [{"name": name, "color": SERIES[i]} for i, (_, name) in enumerate(SENS_KEYS)],
+            left + 4, height)
+    return d
+
+
+def _sensitivity(sens: dict[str, Any], st: Styles) -> list[Any]:
+    """Per card, the expert's win rate with each number one lower and one higher."""
+    story: list[Any] = [CondPageBreak(80 * mm), Paragraph("Sensitivity per card", st["h2"]), Paragraph(
+        f"The expert's win rate ({fmt_pct(sens['win_rate'])} over {sens['deals']} deals, every "
+        "difficulty checked) with one card's base points or bonus one lower or one higher, "
+        "played on the same deals: the change in points of win rate, variant minus the deck "
+        "as it is, paired deal by deal, with its 95% interval. A missing mark is a deck the "
+        "spec forbids.", st["small"]), Spacer(1, 3), sensitivity_chart(sens["cards"]), Spacer(1, 4)]
+    rows: list[list[Any]] = [["card", "points/bonus", *(name for _, name in SENS_KEYS)]]
+    for cid, row in sens["cards"].items():
+        cells = []
+        for k, _ in SENS_KEYS:
+            m = row[k]
+            cells.append("-" if m is None else
+                         f"{100 * m['diff']:+.1f} ({100 * m['ci95'][0]:+.1f} to {100 * m['ci95'][1]:+.1f})")
+        rows.append([cid, f"{row['base']}/{row['bonus']}", *cells])
+    return [*story, _table(rows, align_right_from=1)]
+
+
+def _advice(lines: list[dict[str, Any]], st: Styles) -> list[Any]:
+    """What a designer may try, one line each."""
+    return [CondPageBreak(30 * mm), Paragraph("What to try", st["h2"]),
+            *(Paragraph("- " + _esc(a["text"]), st["body"]) for a in lines)]
+

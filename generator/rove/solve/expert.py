@@ -62,13 +62,21 @@ lists (Sensor, or Gripper triggering it), after playing the weakest card of a fu
 and no gamble is left ("stuck": the search, Sensor included, proved it; with no draw
 left that could show an unseen card the view holds all that matters, so this is a proof
 that the game is lost from where the expert's own choices led); or when the main search
-hits its node limit ("budget").  Every search is bounded by nodes, not seconds, so the result does not
-depend on the machine: the main search of a decision gets at most ``search_nodes``
-nodes (a third of the game's), each probe (another candidate, a look-ahead)
-``probe_nodes`` (2,000), and the whole game ``node_limit``; a search of a state already
-searched is answered from memory.  A main search that hits its limit is the expert
-failing to find a plan, and the game counts as lost: the expert is a player, not a
-prover, and its win rate has no unknowns.  A lost expert game does not
+hits the game's node limit ("budget").  Every search is bounded by nodes, not seconds, so
+the result does not depend on the machine: each probe (another candidate, a look-ahead)
+gets ``probe_nodes`` (2,000), and the main search of a decision first ``search_nodes``
+(100,000); when that is not enough it starts again with twice as many, and so on while
+the game's ``node_limit`` (2,000,000) lasts.  The budget scales with what the mission
+needs because a fixed slice made the expert's figures measure rove's budget rather than
+a player: on decks that are hard to think through (a full hand, no points, a mission
+several plays away) the optimal plan can take half a million nodes to find, and most
+of the "losses" at a fixed 100,000 were searches stopped short.  Doubling wastes at
+most as many nodes as the successful search spends, and an easy decision costs what it
+always did (a search stops at its plan, whatever its cap).  A search of a state already
+searched is answered from memory.  A main search that still hits the limit is the
+expert failing to find a plan, and the game counts as lost ("budget"; reported apart
+from the real losses): the expert is a player, not a prover, and its win rate has no
+unknowns.  A lost expert game does not
 prove the deal unwinnable; a won one proves it winnable (its plan is replayed by the
 engine).
 """
@@ -88,8 +96,8 @@ from .nodes import Budget, Limit, useful_successors
 from .result import plan_cost
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
-DEFAULT_NODE_LIMIT = 300_000  # nodes of mission search for a whole game
-SEARCH_SHARE = 3  # the main mission search gets at most this fraction (1/3) of the game's nodes
+DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
+DEFAULT_SEARCH_NODES = 100_000  # the main search's first cap (doubled while it hits it)
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
 MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
 
@@ -158,9 +166,22 @@ class _Budget:
                ) -> tuple[list[Action] | None, bool]:
         """The optimal plan completing ``s``'s mission (None: proven impossible from ``s``),
         and whether the search stopped at its limit (then the plan is None).  A probe
-        (another candidate, a look-ahead) gets ``probe_nodes``, the main search
-        ``search_nodes``; neither more than the game has left."""
-        cap = min(self.left, self.probe_nodes if probe else self.search_nodes)
+        (another candidate, a look-ahead) gets ``probe_nodes``; the main search
+        ``search_nodes``, then twice as many each time it hits its cap; neither more than
+        the game has left."""
+        if probe:
+            return self._search(deck, s, min(self.left, self.probe_nodes), mask)
+        cap = min(self.left, self.search_nodes)
+        while True:
+            got = self._search(deck, s, cap, mask)
+            nxt = min(self.left, 2 * cap)
+            if not got[1] or nxt <= cap:  # found, proven, or no larger search is left
+                return got
+            cap = nxt
+
+    def _search(self, deck: Deck, s: State, cap: int, mask: bool,
+                ) -> tuple[list[Action] | None, bool]:
+        """One bounded mission search of ``cap`` nodes (see :meth:`search`)."""
         if cap <= 0:
             return None, True
         masked = s.spent | sensor_mask(deck) if mask else s.spent
@@ -311,14 +332,14 @@ def decide(deck: Deck, s: State, budget: _Budget,
 
 
 def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
-         search_nodes: int | None = None, probe_nodes: int = DEFAULT_PROBE_NODES,
+         search_nodes: int = DEFAULT_SEARCH_NODES, probe_nodes: int = DEFAULT_PROBE_NODES,
          on_decision: Callable[[State, State, list[Action]], None] | None = None) -> ExpertResult:
     """Play a whole game from ``start`` as the expert.
 
-    ``search_nodes`` bounds each mission search (default a third of ``node_limit``).
-    ``on_decision(real state, view, plan)`` is called at every decision (tests)."""
-    budget = _Budget(node_limit, search_nodes if search_nodes is not None
-                     else max(1, node_limit // SEARCH_SHARE), probe_nodes)
+    ``search_nodes`` is the main search's first cap (doubled while it hits it, within the
+    game's ``node_limit``).  ``on_decision(real state, view, plan)`` is called at every
+    decision (tests)."""
+    budget = _Budget(node_limit, search_nodes, probe_nodes)
     s = start
     plan: list[Action] = []
     pending: list[tuple[Action, State | None]] = []

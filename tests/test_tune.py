@@ -1,0 +1,195 @@
+"""`rove tune`, `rove check --sensitivity` and the advice lines.
+
+The decks are tiny and fast: three Sensor modules that step one cell any way, six
+cards whose missions each need a move or two, two missions to win.  A card's movement
+side never earns its bonus, so the base points are all the deck has to move with: with
+none the expert never wins, with one card's point it wins about half the deals, and
+every further point raises the rate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rove.check import CheckOptions, run_check
+from rove.check.advice import advice
+from rove.check.sensitivity import sensitivity
+from rove.check.tune import TuneOptions, candidates, rungs, tune, tuned_yaml
+from rove.check.variants import Evaluator, step, zero
+from rove.cli import app
+from rove.spec import load_spec, parse_spec
+
+runner = CliRunner()
+MISSIONS = ["A\nB", "B\nC", "C\nA", "B\nA", "C\nB", "A\nC"]
+
+
+def deck_text(points: list[int], missions: list[str] = MISSIONS, mtw: int = 2) -> str:
+    out = ["format: rove-spec/1", "name: Pay", f"missions_to_win: {mtw}", "modules:"]
+    for code in "ABC":
+        out += [f"  - id: m{code.lower()}", f"    code: {code}", f"    name: Mod {code}",
+                "    ability: sensor", "    arrows: [{kind: short, dirs: [all]}]"]
+    out.append("cards:")
+    for i, (mission, p) in enumerate(zip(missions, points), start=1):
+        out += [f"  - id: k{i}", "    mission:", f"      title: Task {i}", "      pattern: |"]
+        out += [f"        {row}" for row in mission.split("\n")]
+        out += ["    movement:", f"      points: {p}", f"      bonus: {p + 1}", "      pattern: |",
+                "        #", "        #", "        #"]
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("tune")
+    texts = {"broke": deck_text([0] * 6), "one": deck_text([1, 0, 0, 0, 0, 0]),
+             # no point in the deck and no bonus ever earned: every game is lost at once
+             "never": deck_text([0] * 6, ["#"] * 6)}
+    out = {}
+    for name, text in texts.items():
+        out[name] = d / f"{name}.yaml"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+def small(**kw: object) -> TuneOptions:
+    base: dict[str, object] = dict(targets=(("normal", 0.5),), deals=60, first_deals=10, max_change=1)
+    base.update(kw)
+    return TuneOptions(**base)  # type: ignore[arg-type]
+
+
+def test_steps_keep_the_deck_legal(decks: dict[str, Path]) -> None:
+    spec = load_spec(decks["broke"])
+    base = zero(spec)
+    # points 0 -> 1 would meet the bonus 1: the bonus goes up with them
+    assert step(spec, base, 0, 1, 0) == ((1, 1),) + base[1:]
+    assert step(spec, base, 0, 1, 0, carry=False) is None
+    assert step(spec, base, 0, -1, 0) is None  # no negative points
+    opts = small()
+    down = candidates(spec, base, -1, opts, far=True)
+    assert down == []  # nothing in the deck can go lower
+    far = candidates(spec, base, 1, opts, far=True)
+    assert far == [tuple((1, 1) for _ in spec.cards), tuple((0, 1) for _ in spec.cards)]  # whole deck
+    # up to max_change steps at once for the whole deck (a plateau may need several)
+    longer = candidates(spec, base, 1, small(max_change=2), far=True)
+    assert longer[2:] == [tuple((2, 2) for _ in spec.cards), tuple((0, 2) for _ in spec.cards)]
+    near = candidates(spec, base, 1, opts, far=False)
+    assert len(near) == 12 and all(sum(1 for d in v if d != (0, 0)) == 1 for v in near)
+    assert rungs(opts) == [10, 30, 60]
+
+
+def test_tune_reaches_a_reachable_target_with_the_smallest_change(decks: dict[str, Path]) -> None:
+    spec = load_spec(decks["broke"])
+    st = tune(spec, small())
+    assert st.reached and st.best_rates is not None
+    r = st.best_rates["normal"]
+    assert r.wilson95[0] <= 0.5 <= r.wilson95[1]
+    # one card's point is enough (the whole deck's would win every deal)
+    changed = [d for d in st.best if d != (0, 0)]
+    assert changed == [(1, 1)]
+    text = tuned_yaml(st)
+    assert "# Every target is inside the Wilson 95% interval" in text
+    assert "points 0->1, bonus 1->2" in text
+    tuned = parse_spec(text)
+    assert sum(c.movement.points for c in tuned.cards) == 1
+    assert [c.mission for c in tuned.cards] == [c.mission for c in spec.cards]  # missions stay
+    assert tuned_yaml(tune(spec, small())) == text  # the same seed, the same YAML
+
+
+def test_tune_reports_an_unreachable_target(decks: dict[str, Path]) -> None:
+    spec = load_spec(decks["broke"])
+    # the bonus is never earned here: moving it cannot change anything
+    st = tune(spec, small(vary=("bonus",)))
+    assert not st.reached and st.gaps() == {"normal": -50.0}
+    assert "Not reached" in tuned_yaml(st) and "normal -50.0" in tuned_yaml(st)
+
+
+def test_cli_failure_interrupt_and_bad_input(decks: dict[str, Path], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "tuned.yaml"
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=50%", "-o", str(out),
+                            "--jobs", "1", "--vary", "bonus", "--json"])
+    assert r.exit_code == 1, r.output
+    assert "target not reached" in r.stderr and "normal -50.0 points" in r.stderr
+    data = json.loads(r.stdout)
+    assert data["format"] == "rove-tune/1" and data["reached"] is False
+    assert data["gaps_points"] == {"normal": -50.0} and data["changes"] == []
+    assert data["rates"]["normal"] == {"won": 0, "deals": 200, "budget_losses": 0, "win_rate": 0.0,
+                                       "wilson95": [0.0, 0.0188]}
+    assert load_spec(out).cards  # the closest deck is written and loads
+    assert "# Not reached" in out.read_text()
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=1.5", "-o", str(out)])
+    assert r.exit_code == 2 and "strictly between 0 and 1" in r.output
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal", "-o", str(out)])
+    assert r.exit_code == 2 and "DIFFICULTY=RATE" in r.output
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=0.5", "-o", str(out),
+                            "--deals", "50"])
+    assert r.exit_code == 2
+
+    calls = []
+    real = Evaluator.evaluate
+
+    def interrupted(self: Evaluator, *a: object, **kw: object):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(self, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Evaluator, "evaluate", interrupted)
+    out.unlink()
+    r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=0.5", "-o", str(out),
+                            "--jobs", "1"])
+    assert r.exit_code == 130 and "closest deck so far" in r.output
+    assert out.read_text().startswith("# Tuned by `rove tune`") and "Interrupted" in out.read_text()
+
+
+def test_sensitivity_signs_and_advice(decks: dict[str, Path]) -> None:
+    """In the deck with a single point, raising another card's points must raise the win
+    rate and taking the point away must lower it; the bonus (never earned) moves nothing."""
+    spec = load_spec(decks["one"])
+    opts = CheckOptions(deals=30, difficulties=("normal",), starts=0, players=("expert",))
+    rep = run_check(spec, opts)
+    sens = sensitivity(spec, opts, rep)
+    assert sens["win_rate"] == rep.expert["winnability"]["normal"]["win_rate"]  # type: ignore[index]
+    k1, k2 = sens["cards"]["k1"], sens["cards"]["k2"]
+    assert k2["points_plus"]["diff"] > 0 and k2["points_plus"]["ci95"][0] > 0
+    assert k1["points_minus"]["diff"] < 0 and k1["points_minus"]["ci95"][1] < 0
+    assert k2["points_minus"] is None  # no negative points
+    assert k2["bonus_plus"]["diff"] == 0 and k2["bonus_plus"]["ci95"] == [0, 0]
+    rep.sensitivity = sens
+    rep.refresh_advice()
+    lines = advice(rep.to_json())
+    assert rep.advice == lines and lines[0]["kind"] == "lever" and lines[0]["card"] == "k1"
+    assert "k1 points 1->0" in lines[0]["text"]
+
+
+def test_cli_check_sensitivity(decks: dict[str, Path], tmp_path: Path) -> None:
+    """`rove check --sensitivity`: the table and the advice in the terminal, the section
+    in the JSON, a page in the PDF; refused without the expert."""
+    args = ["check", str(decks["one"]), "--deals", "8", "--difficulty", "normal", "--starts", "0",
+            "--player", "expert", "--jobs", "1", "--sensitivity"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "Sensitivity" in r.output and "What to try" in r.output
+    r = runner.invoke(app, [*args, "--json", "--report", str(tmp_path / "r.pdf")])
+    data = json.loads(r.stdout)
+    assert set(data["sensitivity"]["cards"]) == {f"k{i}" for i in range(1, 7)}
+    assert data["advice"] == advice(data)
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+    r = runner.invoke(app, ["check", str(decks["one"]), "--player", "thoughtful", "--sensitivity"])
+    assert r.exit_code == 2 and "add expert to --player" in r.output
+
+
+def test_ctrl_c_on_a_running_tune(tmp_path: Path) -> None:
+    """A real SIGINT to the process group mid-run: exit 130, no traceback; interrupted
+    before the designer's deck is measured, there is no closest deck to write."""
+    from test_hardening import _ctrl_c_after
+
+    out = tmp_path / "tuned.yaml"
+    proc, _, err = _ctrl_c_after(4, ["tune", "standard", "--target", "normal=0.55", "--jobs", "1",
+                                     "-o", str(out)], timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err and "nothing written" in err
+    assert not out.exists()
