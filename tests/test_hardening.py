@@ -196,16 +196,17 @@ def ready(*_):
         print("ready", file=sys.stderr, flush=True)
 
 
-if hook == "check":
+if hook in ("check", "expert"):  # the first deal a thoughtful (or expert) task plays
     import rove.check.run as where
 
-    inner = where._deal_task
+    name = "_deal_task" if hook == "check" else "_expert_task"
+    inner = getattr(where, name)
 
     def hooked(*args, **kw):
         ready()
         return inner(*args, **kw)
 
-    where._deal_task = hooked
+    setattr(where, name, hooked)
 else:
     import rove.solve.cpsat as where
 
@@ -229,7 +230,7 @@ def _ctrl_c_when_ready(hook: str, args: list[str], timeout: float,
                        ) -> tuple[subprocess.Popen[str], str, str]:
     """Run ``rove ARGS`` as a terminal runs a job (its own process group, Ctrl-C
     deliverable), send the group a SIGINT once it says "ready" (``_LAUNCH_WITH_READY_LINE``,
-    ``hook`` "check" or "cpsat"), and wait for the end: (process, stdout, stderr without
+    ``hook`` "check", "expert" or "cpsat"), and wait for the end: (process, stdout, stderr without
     the ready line)."""
     proc = subprocess.Popen([sys.executable, "-c", _LAUNCH_WITH_READY_LINE, hook, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

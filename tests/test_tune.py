@@ -185,11 +185,11 @@ def test_cli_check_sensitivity(decks: dict[str, Path], tmp_path: Path) -> None:
 def test_ctrl_c_on_a_running_tune(tmp_path: Path) -> None:
     """A real SIGINT to the process group mid-run: exit 130, no traceback; interrupted
     before the designer's deck is measured, there is no closest deck to write."""
-    from test_hardening import _ctrl_c_after
+    from test_hardening import _ctrl_c_when_ready
 
     out = tmp_path / "tuned.yaml"
-    proc, _, err = _ctrl_c_after(4, ["tune", "standard", "--target", "normal=0.55", "--jobs", "1",
-                                     "-o", str(out)], timeout=60)
+    proc, _, err = _ctrl_c_when_ready("expert", ["tune", "standard", "--target", "normal=0.55", "--jobs", "1",
+                                                 "-o", str(out)], timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err and "nothing written" in err
     assert not out.exists()

@@ -425,8 +425,9 @@ def tune(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .check.tune import TuneOptions, TuneState, tuned_yaml, zero
+    from .check.tune import TuneOptions, TuneState, tuned_yaml
     from .check.tune import tune as run_tune
+    from .check.variants import zero
     from .executors import default_jobs, make_executor
     from .spec import load_spec
 
@@ -434,8 +435,8 @@ def tune(
     if jobs is not None and jobs > cores:
         raise fail_input(f"tune: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
                          f"gives rove; give at most --jobs {cores}")
-    check_output(output, "-o", inputs=[spec_input(spec)])
     sp = load_spec(spec)
+    check_output(output, "-o", inputs=sp.sources)
     try:
         opts = TuneOptions(targets=_targets(target), vary=tuple(v.strip() for v in vary.split(",") if v.strip()),
                            seed=seed, deals=deals, first_deals=first_deals, max_change=max_change,

@@ -170,7 +170,7 @@ class Evaluator:
         """Each variant's expert results at each difficulty over deals ``0 .. deals-1``
         (the games not yet cached are played, all variants' together)."""
         vs = list(dict.fromkeys(variants))
-        tasks: list[tuple] = []
+        tasks: list[tuple[Any, ...]] = []
         keys: list[tuple[Variant, str, int]] = []
         for v in vs:
             path, fp = self._file(v)
