@@ -314,8 +314,23 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
                                  "time": sum(r["limit"] == "time" for r in rs)},
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
+            **_rerun_seeds(rs),
         }
     return winnability
+
+
+def _rerun_seeds(rs: list[Row]) -> Row:
+    """The seeds of a difficulty's lost and unknown deals, in deal order: each re-runs
+    alone (``RERUN``), so a user can check a loss or push an unknown further."""
+    return {"lost_seeds": [r["seed"] for r in rs if r["status"] == "unsolvable"],
+            "unknown_seeds": [r["seed"] for r in rs if r["status"] == "unknown"]}
+
+
+#: how one deal of a check is played again on its own (the check deals with the same
+#: ``rove.generators.deals.deal`` as ``rove deal``, from the seed it lists)
+RERUN = ("rove deal --spec SPEC --seed SEED --difficulty DIFFICULTY -o deal.yaml, then "
+         "rove solve deal.yaml --node-limit NODE_LIMIT: the same deal and, with the check's "
+         "node limit, the same verdict")
 
 
 def _card_counts(card: str, difficulties: Sequence[str], ended: list[Row], key: str,
@@ -387,6 +402,7 @@ def reproducibility_section(starts: list[Row], deals: list[Row]) -> Row:
                  + ("" if time_limited == 0 else
                     f"; {time_limited} solve(s) stopped at the time limit, so a rerun may differ")),
         "blockers_unknown": sum(1 for r in deals if r["status"] == "unsolvable" and r["blocker"] is None),
+        "rerun": RERUN,
     }
 
 

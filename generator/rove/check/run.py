@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import SolverBug
 from ..generators.deals import deal, start_layout
 from ..spec import Spec, load_spec
 from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
@@ -41,7 +42,7 @@ def _spec(path: str, fingerprint: str) -> Spec:
 
 
 Task = tuple[Any, ...]
-"""One unit of work for an executor: its kind ("starts", "deal" or "expert"), then the
+"""One unit of work for an executor: its kind ("starts", "deal", "expert" or "verify"), then the
 arguments of the function that runs it (plain values, so that it pickles)."""
 
 
@@ -55,6 +56,8 @@ def run_task(task: Task) -> dict[str, Any]:
         return _starts_task(*task[1:])
     if kind == "expert":
         return _expert_task(*task[1:])
+    if kind == "verify":
+        return _verify_task(*task[1:])
     raise ValueError(f"unknown task kind {kind!r}")
 
 
@@ -90,6 +93,41 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
             out["blocker"], out["blocker_source"] = stats["deepest_mission"], "solver"
     out["seconds"] = time.monotonic() - t0
     return out
+
+
+def _verify_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
+                 node_limit: int, time_limit: float | None) -> dict[str, Any]:
+    """One lost deal proved again by another search: the core's reference algorithm (the
+    one the pure-Python search runs), without the distance tables nor the lost tables'
+    dominance cuts, so that a wrong cut in either shows as a disagreement.  Slower, so a
+    re-proof that reaches its node limit is ``unknown`` (not a disagreement); a win it
+    finds is replayed through the engine before it is believed."""
+    from ..engine import Deck, state_from_position
+    from ..replay import verify_plan
+    from ..solve import core
+    from ..solve.nodes import Budget, Limit
+    from ..solve.winnable import solve_game_python
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    pos = deal(spec, seed, difficulty)
+    deck = Deck(spec, pos.rules)
+    start = state_from_position(deck, pos)
+    budget = Budget.of(time_limit, node_limit)
+    status = "unknown"
+    try:
+        if core.available(deck):
+            plan, _ = core.solve_game(deck, start, budget, False, None, {}, reference=True)
+        else:  # the Python search has no tables nor dominance cuts to switch off
+            plan = solve_game_python(deck, start, budget).plan
+    except Limit:
+        pass
+    else:
+        if plan is not None:
+            verify_plan(pos, plan, deck)
+        status = "unsolvable" if plan is None else "solved"
+    return {"index": index, "seed": seed, "difficulty": difficulty, "status": status,
+            "nodes": budget.nodes, "seconds": time.monotonic() - t0}
 
 
 def _plan_counts(plan: Sequence[Any]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -191,10 +229,16 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
 
 
 def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any = None,
-              progress: ProgressFn | None = None) -> CheckReport:
+              progress: ProgressFn | None = None, verify_losses: bool = False,
+              verify_node_limit: int | None = None) -> CheckReport:
     """Run every check of a spec.  ``executor`` (``rove.executors``) runs the tasks;
     None runs them in this process.  ``progress(group, done, total)`` is called as tasks
-    finish, group being ``"starts"`` or a difficulty."""
+    finish, group being ``"starts"``, a difficulty or ``"verify losses"``.
+
+    ``verify_losses`` proves every lost deal again with the tables off (``_verify_task``,
+    at most ``verify_node_limit`` nodes a deal, the deals' node limit by default).  A lost
+    verdict that re-proof contradicts, or one on a deal the expert won (its win, replayed
+    by the engine, proves the deal winnable), raises SolverBug naming the deals."""
     from ..executors import SerialExecutor
 
     t0 = time.monotonic()
@@ -205,16 +249,52 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
     starts = [r for r, k in zip(results, kinds) if k == "starts"]
     deals = [r for r, k in zip(results, kinds) if k == "deal"]
     experts = [r for r, k in zip(results, kinds) if k == "expert"]
+    _check_expert_wins(deals, experts)
     report = aggregate(spec, options, arrangements, starts, deals, experts)
+    report.reproducibility["loss_verification"] = None
+    verified: list[dict[str, Any]] = []
+    if verify_losses:
+        limit = options.node_limit if verify_node_limit is None else verify_node_limit
+        lost = [t for t, r in zip(tasks, results) if t[0] == "deal" and r["status"] == "unsolvable"]
+        verify = [("verify", *t[1:6], limit, options.time_limit) for t in lost]
+        verified = _run_tasks(verify, ex, progress)
+        report.reproducibility["loss_verification"] = _verification(verified, limit)
     report.timing = _timing(time.monotonic() - t0, ex, options, starts, deals, experts)
+    if verified:
+        report.timing["verify_seconds"] = round(sum(r["seconds"] for r in verified), 3)
     return report
+
+
+def _deal_name(r: dict[str, Any]) -> str:
+    return f"seed {r['seed']} ({r['difficulty']})"
+
+
+def _check_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> None:
+    """A deal the expert won is winnable (its plan was replayed by the engine), so the
+    thoughtful solver reporting it lost is a bug in a cut of that solver."""
+    won = {(r["difficulty"], r["index"]) for r in experts if r["status"] == "won"}
+    wrong = [r for r in deals if r["status"] == "unsolvable" and (r["difficulty"], r["index"]) in won]
+    if wrong:
+        raise SolverBug(f"the expert won {len(wrong)} deal(s) the thoughtful solver reported "
+                        f"lost: {', '.join(_deal_name(r) for r in wrong)}")
+
+
+def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, Any]:
+    """What ``--verify-losses`` found; SolverBug on any lost deal proved winnable."""
+    disagree = [r for r in verified if r["status"] == "solved"]
+    if disagree:
+        raise SolverBug(f"{len(disagree)} lost deal(s) won by the search with the tables off: "
+                        f"{', '.join(_deal_name(r) for r in disagree)}")
+    return {"node_limit": node_limit, "lost": len(verified),
+            "confirmed": sum(r["status"] == "unsolvable" for r in verified),
+            "unknown": sum(r["status"] == "unknown" for r in verified)}
 
 
 def _run_tasks(tasks: list[Task], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
     """The tasks' results in task order, whatever order they finish in; progress by group
     (``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
-    groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else f"{t[5]} expert"
-              for t in tasks]
+    groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else
+              "verify losses" if t[0] == "verify" else f"{t[5]} expert" for t in tasks]
     totals: dict[str, int] = {}
     for g in groups:
         totals[g] = totals.get(g, 0) + 1

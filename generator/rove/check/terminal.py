@@ -182,8 +182,18 @@ def _print_modules(modules: dict[str, dict[str, Any]], console: Any) -> None:
 
 def _print_footer(rep: dict[str, Any], timing: dict[str, Any], console: Any) -> None:
     console.print(f"[dim]{rep['note']}.[/dim]")
+    _print_verification(rep.get("loss_verification"), console)
     if rep["blockers_unknown"]:
         console.print(f"[dim]{rep['blockers_unknown']} lost deal(s) without a named blocker.[/dim]")
     if timing:
         console.print(f"[dim]{timing['seconds_total']:.1f} s on {timing['workers']} worker(s) "
                       f"({timing['executor']}).[/dim]")
+
+
+def _print_verification(v: dict[str, Any] | None, console: Any) -> None:
+    """What ``--verify-losses`` found (a disagreement never gets here: it fails the run)."""
+    if v is None:
+        return
+    console.print(f"{v['lost']} lost verdict(s) re-proved with the tables off: {v['confirmed']} "
+                  f"confirmed, {v['unknown']} unknown at {v['node_limit']} nodes a deal, "
+                  "none contradicted.")

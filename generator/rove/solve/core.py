@@ -177,9 +177,10 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     """The whole-deal search in the core; the same contract as ``game.solve_game``.
 
     ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
-    or ``deepening``.  ``reference=True`` (tests only) runs the algorithm of the Python
-    reference search, without the lost tables' dominance nor the distance tables, so
-    that both visit the same nodes.  ``stats`` gets what the distance tables did when
+    or ``deepening``.  ``reference=True`` (tests, and ``rove check --verify-losses``'s
+    second proof of each loss) runs the algorithm of the Python reference search,
+    without the lost tables' dominance nor the distance tables, so that both visit the
+    same nodes.  ``stats`` gets what the distance tables did when
     they are on: ``table_probes`` (distances the search asked for), ``tables_used``
     (tables switched on for this solve) and ``tables_built`` (of those, built for it
     rather than kept from an earlier solve of the deck in this process)."""
