@@ -6,6 +6,7 @@ whole file runs in seconds."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,62 @@ def test_cli_verify_losses_reports(specs: dict[str, Path]) -> None:
     code, out, _ = cli("check", specs["never"], "--deals", "3", "--starts", "0", "--jobs", "1",
                        "--player", "thoughtful", "--verify-losses")
     assert code == 0 and "9 lost verdict(s) re-proved with the tables off: 9 confirmed" in out
+
+
+# --------------------------------------------------------------------------- unknowns (Solvitaire)
+
+
+def test_wilson_union_counts_unknowns_both_ways() -> None:
+    from rove.check import wilson, wilson_union
+
+    assert wilson_union(7, 5, 12) == (wilson(7, 12)[0], wilson(12, 12)[1]) == (wilson(7, 12)[0], 1.0)
+    assert wilson_union(40, 0, 100) == wilson(40, 100)
+    lo, hi = wilson_union(30, 20, 100)
+    assert (lo, hi) == (wilson(30, 100)[0], wilson(50, 100)[1]) and lo < 0.3 and hi > 0.5
+    assert wilson_union(0, 0, 0) == (0.0, 1.0)
+
+
+def _span(ci: Sequence[float]) -> str:
+    return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}%"
+
+
+def test_unknowns_reported_with_interval_and_depth(specs: dict[str, Path], tmp_path: Path) -> None:
+    """With a 20-node limit the row deals not won at reveal stay unknown: the interval
+    over all deals counts them as losses and as wins, and how far their search got (the
+    deepest mission reached) is in the JSON, the terminal and the PDF."""
+    from rich.console import Console
+
+    from rove.check import print_report, wilson, wilson_union
+    from rove.pdf.report import render_report_pdf
+
+    rep = run_check(load_spec(specs["row"]), opts(node_limit=20))
+    data = rep.to_json()
+    for d, w in data["winnability"].items():
+        assert w["wilson95_all"] == [round(x, 4) for x in wilson_union(w["solved"], w["unknown"], w["deals"])]
+        depths = [r["deepest"] for r in data["deals"] if r["difficulty"] == d and r["status"] == "unknown"]
+        assert w["unknown"] and len(depths) == w["unknown"] and None not in depths
+        assert w["unknown_missions_done_max"] == max(depths)
+        assert w["unknown_missions_done_mean"] == round(sum(depths) / len(depths), 4)
+    console = Console(width=80, record=True)
+    print_report(rep, console)
+    text = console.export_text()
+    assert "\u2026" not in text
+    w = data["winnability"]["impossible"]
+    lo, hi = w["wilson95_all"]
+    assert w["wilson95_unknowns_lost"] == [round(x, 4) for x in wilson(w["solved"], 12)]
+    assert w["wilson95_unknowns_won"] == [round(x, 4) for x in wilson(12, 12)]
+    assert [w["wilson95_unknowns_lost"][0], w["wilson95_unknowns_won"][1]] == [lo, hi]
+    table = text[text.index("Unknown deals counted as losses and as wins"):]
+    rows = [line.split() for line in table.splitlines() if line.lstrip().startswith("impossible ")]
+    assert rows[0] == ["impossible", str(w["unknown"]), _span(w["wilson95_unknowns_lost"]),
+                        _span(w["wilson95_unknowns_won"]), f"{100 * lo:.1f}-{100 * hi:.1f}%",
+                        f"{w['unknown_missions_done_max']}", f"({w['unknown_missions_done_mean']:g})"]
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(render_report_pdf(rep))
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(pdf))
+    pdf_text = " ".join(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
+    assert "Unknown deals counted both ways" in pdf_text
+    assert f"{100 * lo:.1f}% - {100 * hi:.1f}%" in pdf_text
+    assert f"{w['unknown_missions_done_max']} (mean {w['unknown_missions_done_mean']:g})" in pdf_text

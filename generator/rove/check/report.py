@@ -47,6 +47,15 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (lo, hi)
 
 
+def wilson_union(wins: int, unknown: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The 95% interval of the win rate over all ``n`` deals when ``unknown`` of them are
+    undecided: the union of the Wilson intervals with the unknowns counted as losses and
+    as wins (the Solvitaire study's way), from the low end of the first to the high end
+    of the second.  It holds whatever the unknowns turn out to be, and with no unknown
+    it is the plain Wilson interval over all deals."""
+    return (wilson(wins, n, z)[0], wilson(wins + unknown, n, z)[1])
+
+
 def outcome_bounds(wins: int, unknown: int, n: int) -> tuple[float, float]:
     """Bounds on the win rate of all ``n`` deals that hold whatever the unknowns are."""
     if n <= 0:
@@ -315,8 +324,21 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
             **_rerun_seeds(rs),
+            **_unknown_section(won, unk, n, rs),
         }
     return winnability
+
+
+def _unknown_section(won: int, unk: int, n: int, rs: list[Row]) -> Row:
+    """The interval over all deals (``wilson_union``) and how far the unknown deals'
+    searches got: the most and the mean missions completed on their deepest lines."""
+    as_lost, as_won = wilson(won, n), wilson(won + unk, n)
+    depths = [r["deepest"] for r in rs if r["status"] == "unknown" and r["deepest"] is not None]
+    return {"wilson95_all": [_r(x) for x in wilson_union(won, unk, n)] if n else None,
+            "wilson95_unknowns_lost": [_r(x) for x in as_lost] if n else None,
+            "wilson95_unknowns_won": [_r(x) for x in as_won] if n else None,
+            "unknown_missions_done_max": max(depths) if depths else None,
+            "unknown_missions_done_mean": _r(statistics.fmean(depths)) if depths else None}
 
 
 def _rerun_seeds(rs: list[Row]) -> Row:
