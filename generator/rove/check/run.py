@@ -42,7 +42,8 @@ def _spec(path: str, fingerprint: str) -> Spec:
 
 
 Task = tuple[Any, ...]
-"""One unit of work for an executor: its kind ("starts", "deal", "expert" or "verify"), then the
+"""One unit of work for an executor: its kind ("table", "starts", "deal", "expert" or
+"verify"), then the
 arguments of the function that runs it (plain values, so that it pickles)."""
 
 
@@ -58,6 +59,8 @@ def run_task(task: Task) -> dict[str, Any]:
         return _expert_task(*task[1:])
     if kind == "verify":
         return _verify_task(*task[1:])
+    if kind == "table":
+        return _table_task(*task[1:])
     raise ValueError(f"unknown task kind {kind!r}")
 
 
@@ -176,35 +179,108 @@ def _expert_task(spec_path: str, fingerprint: str, index: int, seed: int, diffic
     }
 
 
-def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],
-                 node_limit: int, time_limit: float | None) -> dict[str, Any]:
-    """Optimal cost (points) of every mission from one start arrangement: bare budget,
-    empty hand, goal mission; once with every ability available, once with every
-    module spent (no ability left: the cost a late mission may face)."""
+def _start_position(spec: Spec, arrangement: tuple[str, ...], card: str, spent: frozenset[str]) -> Any:
+    """A mission puzzle from a start arrangement: bare budget, empty hand, goal mission."""
     from ..position import Current, Position
+
+    return Position(spec=spec, layout=Position.layout_of(start_layout(arrangement)), mission=card,
+                    goal="mission", current=Current(None, BARE_BUDGET), spent=spent)
+
+
+def _solved_cost(pos: Any, node_limit: int, time_limit: float | None) -> dict[str, Any]:
+    """A start's mission cost by an A* solve."""
     from ..solve.search import solve
 
+    r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
+    return {"status": r.status, "points": r.points, "abilities": r.abilities,
+            "actions": None if r.plan is None else len(r.plan), "nodes": r.nodes,
+            "limit": _limit_hit(r.status, r.nodes, node_limit)}
+
+
+def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],
+                 node_limit: int, time_limit: float | None, tables: bool = False) -> dict[str, Any]:
+    """Optimal cost (points) of every mission from one start arrangement: bare budget,
+    empty hand, goal mission; once with every ability available, once with every
+    module spent (no ability left: the cost a late mission may face).  With ``tables``
+    the second is left None here: a ``"table"`` task gives it for every start at once."""
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
-    layout = Position.layout_of(start_layout(arrangement))
-    missions = []
-    for card in spec.cards:
-        row: dict[str, Any] = {"card": card.id}
-        for key, spent in (("with_abilities", frozenset()), ("no_abilities", frozenset(spec.codes))):
-            pos = Position(spec=spec, layout=layout, mission=card.id, goal="mission",
-                           current=Current(None, BARE_BUDGET), spent=spent)
-            r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
-            row[key] = {"status": r.status, "points": r.points, "abilities": r.abilities,
-                        "actions": None if r.plan is None else len(r.plan), "nodes": r.nodes,
-                        "limit": _limit_hit(r.status, r.nodes, node_limit)}
-        missions.append(row)
+    everything = frozenset(spec.codes)
+    missions = [{"card": card.id,
+                 "with_abilities": _solved_cost(_start_position(spec, arrangement, card.id, frozenset()),
+                                                node_limit, time_limit),
+                 "no_abilities": None if tables else _solved_cost(
+                     _start_position(spec, arrangement, card.id, everything), node_limit, time_limit)}
+                for card in spec.cards]
     return {"index": index, "arrangement": "".join(arrangement), "missions": missions,
             "seconds": time.monotonic() - t0}
 
 
+def _table_task(spec_path: str, fingerprint: str, card: str, arrangements: list[tuple[str, ...]],
+                node_limit: int, time_limit: float | None) -> dict[str, Any]:
+    """One mission's cost with every module spent from every start arrangement: the
+    core's distance table for it is built once (here, a few seconds for six modules) and
+    read once a start, where an A* solve a start took seconds to minutes on decks with
+    long no-ability paths.  A worker without a table (no core) solves each start."""
+    from ..engine import Deck
+
+    t0 = time.monotonic()
+    spec = _spec(spec_path, fingerprint)
+    deck = Deck(spec)  # the start positions play under the default rules
+    everything = frozenset(spec.codes)
+    rows = []
+    for arrangement in arrangements:
+        pos = _start_position(spec, arrangement, card, everything)
+        rows.append(_table_cost(deck, pos) or _solved_cost(pos, node_limit, time_limit))
+    return {"card": card, "rows": rows, "seconds": time.monotonic() - t0}
+
+
+#: the most modules the core's distance tables hold
+TABLE_MODULES = 6
+
+
+def _tables_apply(spec: Spec) -> bool:
+    """Whether the no-abilities costs come from distance tables: the core is built and
+    on, the tables are not switched off (``ROVE_TABLES=0``), and the deck is small
+    enough for them."""
+    from ..engine import Deck
+    from ..solve import core
+
+    return (2 <= len(spec.modules) <= TABLE_MODULES and core.available(Deck(spec))
+            and core.tables_after() != 0)
+
+
+def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:
+    """A start's mission cost with every module spent, read from the core's distance
+    table, in the shape of an A* solve's row; None when there is no table to read (the
+    core is not built or is switched off, ``ROVE_TABLES=0``, or the deck has more
+    modules than tables hold), so the caller solves instead.
+
+    Why it is the A* answer: with no ability left and an empty hand, the only actions are
+    moves at one point each, so the optimal plan's points and actions are the fewest
+    moves, which the table holds exactly (tests/test_tables.py holds it to A*); beyond
+    the bare budget, or with no sequence of moves at all, A* finds no plan within the
+    budget, i.e. ``unsolvable`` (a figure the table stores as a lower bound is above the
+    budget too).  ``nodes`` is 0: a look-up expands no search node."""
+    from ..engine import state_from_position
+    from ..solve import core
+
+    if not core.available(deck) or core.tables_after() == 0:
+        return None
+    try:
+        d = core.table_distance(deck, state_from_position(deck, pos))
+    except ValueError:  # more modules than a table holds
+        return None
+    if d is None or d > BARE_BUDGET:
+        return {"status": "unsolvable", "points": None, "abilities": None, "actions": None,
+                "nodes": 0, "limit": None}
+    return {"status": "solved", "points": d, "abilities": 0, "actions": d, "nodes": 0, "limit": None}
+
+
 def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
-    """The task list of a run: start arrangements first, then the thoughtful deals by
-    difficulty, then the expert's (the same deals).
+    """The task list of a run: the distance-table tasks (one a mission, when the tables
+    give the no-abilities costs: first, as each builds a table), the start arrangements,
+    then the thoughtful deals by difficulty, then the expert's (the same deals).
 
     A task names the spec by absolute path (workers load it once, and check its
     fingerprint), so every worker must see the file at that path."""
@@ -213,8 +289,11 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
     path = str(Path(spec.path).resolve())
     fp = spec_fingerprint(spec)
     arrangements = start_arrangements(spec, options.starts, options.seed)
-    tasks: list[Task] = [("starts", path, fp, i, arr, options.mission_node_limit,
-                           options.time_limit) for i, arr in enumerate(arrangements)]
+    tables = bool(arrangements) and _tables_apply(spec)
+    tasks: list[Task] = [("table", path, fp, card.id, arrangements, options.mission_node_limit,
+                          options.time_limit) for card in spec.cards] if tables else []
+    tasks += [("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables)
+              for i, arr in enumerate(arrangements)]
     if "thoughtful" in options.players:
         for diff in options.difficulties:
             for i in range(options.deals):
@@ -246,7 +325,8 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
     ex = executor if executor is not None else SerialExecutor()
     results = _run_tasks(tasks, ex, progress)
     kinds = [t[0] for t in tasks]
-    starts = [r for r, k in zip(results, kinds) if k == "starts"]
+    starts = _with_table_costs([r for r, k in zip(results, kinds) if k == "starts"],
+                               [r for r, k in zip(results, kinds) if k == "table"])
     deals = [r for r, k in zip(results, kinds) if k == "deal"]
     experts = [r for r, k in zip(results, kinds) if k == "expert"]
     _check_expert_wins(deals, experts)
@@ -259,10 +339,24 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
         verify = [("verify", *t[1:6], limit, options.time_limit) for t in lost]
         verified = _run_tasks(verify, ex, progress)
         report.reproducibility["loss_verification"] = _verification(verified, limit)
-    report.timing = _timing(time.monotonic() - t0, ex, options, starts, deals, experts)
+    report.timing = _timing(time.monotonic() - t0, ex, options,
+                            [r for r, k in zip(results, kinds) if k in ("starts", "table")],
+                            deals, experts)
     if verified:
         report.timing["verify_seconds"] = round(sum(r["seconds"] for r in verified), 3)
     return report
+
+
+def _with_table_costs(starts: list[dict[str, Any]], tables: list[dict[str, Any]],
+                      ) -> list[dict[str, Any]]:
+    """The starts' rows with the no-abilities costs the table tasks gave filled in (each
+    table task lists its mission's costs in the order of the arrangements)."""
+    by_card = {t["card"]: t["rows"] for t in tables}
+    for i, s in enumerate(starts):
+        for m in s["missions"]:
+            if m["no_abilities"] is None:
+                m["no_abilities"] = by_card[m["card"]][i]
+    return starts
 
 
 def _deal_name(r: dict[str, Any]) -> str:
@@ -292,8 +386,8 @@ def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, 
 
 def _run_tasks(tasks: list[Task], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
     """The tasks' results in task order, whatever order they finish in; progress by group
-    (``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
-    groups = [t[0] if t[0] == "starts" else t[5] if t[0] == "deal" else
+    (``"tables"``, ``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
+    groups = [t[0] if t[0] == "starts" else "tables" if t[0] == "table" else t[5] if t[0] == "deal" else
               "verify losses" if t[0] == "verify" else f"{t[5]} expert" for t in tasks]
     totals: dict[str, int] = {}
     for g in groups:

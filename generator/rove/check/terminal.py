@@ -27,7 +27,8 @@ def progress_bar(console: Any) -> Iterator[ProgressFn]:
 
         def update(group: str, done: int, total: int) -> None:
             if group not in ids:
-                ids[group] = bar.add_task("mission costs" if group == "starts" else group, total=total)
+                ids[group] = bar.add_task({"starts": "mission costs", "tables": "distance tables"}
+                                          .get(group, group), total=total)
             bar.update(ids[group], completed=done)
 
         yield update

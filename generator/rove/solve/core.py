@@ -111,6 +111,18 @@ def core_deck(deck: Deck) -> Any:
     return compiled
 
 
+def table_distance(deck: Deck, state: State) -> int | None:
+    """The distance table's answer for a state with a mission: the fewest moves (a point
+    each) from its layout to one that matches the mission, by the arrows its spent set
+    gives, without abilities (None: no sequence of moves gets there).  Exact up to 253;
+    a larger figure is a lower bound (the core stores 254 for everything beyond).  The
+    table is built on the first ask (a few seconds for six modules) and kept with the
+    compiled deck.  ValueError when the deck has more modules than tables hold; the
+    caller must check ``available`` first."""
+    distance: int | None = _core.table_distance(core_deck(deck), state_tuple(state))
+    return distance
+
+
 def state_tuple(s: State) -> tuple[Any, ...]:
     return (s.cells, s.spent, s.hand, s.draw, s.discard, s.card, s.points, s.mission, s.done,
             s.completed, _STATUS_CODE[s.status], s.goal == "mission")
