@@ -216,23 +216,46 @@ def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tupl
             "seconds": time.monotonic() - t0}
 
 
+#: a start's A* solve for a no-abilities cost may expand this many nodes before its mission
+#: switches to the distance table (and so may all the mission's solves together): about
+#: what a table's build costs (3-4 s for six modules), so a mission whose starts A*
+#: settles cheaply never builds one.  Node counts, not seconds: the same switch on any
+#: machine, and the figures are the same either way (the table is exact).
+TABLE_SWITCH_NODES = 50_000
+TABLE_SWITCH_TOTAL = 2_000_000
+
+
 def _table_task(spec_path: str, fingerprint: str, card: str, arrangements: list[tuple[str, ...]],
                 node_limit: int, time_limit: float | None) -> dict[str, Any]:
-    """One mission's cost with every module spent from every start arrangement: the
-    core's distance table for it is built once (here, a few seconds for six modules) and
-    read once a start, where an A* solve a start took seconds to minutes on decks with
-    long no-ability paths.  A worker without a table (no core) solves each start."""
+    """One mission's cost with every module spent from every start arrangement.  A*
+    first, while it is cheap; once a start's solve needs more than TABLE_SWITCH_NODES or
+    the mission's solves more than TABLE_SWITCH_TOTAL, the core's distance table for
+    the mission is built (once, here) and read for that start and every later one: on
+    decks with long no-ability paths an A* solve a start took seconds, the table's
+    build a few seconds for all.  A worker without a table (no core) solves each start
+    with the full ``node_limit``."""
     from ..engine import Deck
 
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     deck = Deck(spec)  # the start positions play under the default rules
     everything = frozenset(spec.codes)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    spent_nodes = 0
+    table = False
     for arrangement in arrangements:
         pos = _start_position(spec, arrangement, card, everything)
-        rows.append(_table_cost(deck, pos) or _solved_cost(pos, node_limit, time_limit))
-    return {"card": card, "rows": rows, "seconds": time.monotonic() - t0}
+        row = None
+        if not table and spent_nodes < TABLE_SWITCH_TOTAL:
+            row = _solved_cost(pos, min(node_limit, TABLE_SWITCH_NODES), time_limit)
+            spent_nodes += row["nodes"]
+            if row["limit"] == "nodes" and node_limit > TABLE_SWITCH_NODES:
+                row = None  # not settled cheaply: the table (or the full solve) decides
+        if row is None:
+            row = _table_cost(deck, pos)
+            table = row is not None
+        rows.append(row or _solved_cost(pos, node_limit, time_limit))
+    return {"card": card, "rows": rows, "table": table, "seconds": time.monotonic() - t0}
 
 
 #: the most modules the core's distance tables hold
@@ -278,9 +301,9 @@ def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:
 
 
 def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
-    """The task list of a run: the distance-table tasks (one a mission, when the tables
-    give the no-abilities costs: first, as each builds a table), the start arrangements,
-    then the thoughtful deals by difficulty, then the expert's (the same deals).
+    """The task list of a run: the start arrangements, with the no-abilities costs' tasks
+    among them (one a mission, when the distance tables may give those costs), then the
+    thoughtful deals by difficulty, then the expert's (the same deals).
 
     A task names the spec by absolute path (workers load it once, and check its
     fingerprint), so every worker must see the file at that path."""
@@ -290,10 +313,16 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
     fp = spec_fingerprint(spec)
     arrangements = start_arrangements(spec, options.starts, options.seed)
     tables = bool(arrangements) and _tables_apply(spec)
-    tasks: list[Task] = [("table", path, fp, card.id, arrangements, options.mission_node_limit,
-                          options.time_limit) for card in spec.cards] if tables else []
-    tasks += [("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables)
-              for i, arr in enumerate(arrangements)]
+    table_tasks: list[Task] = [("table", path, fp, card.id, arrangements, options.mission_node_limit,
+                                options.time_limit) for card in spec.cards] if tables else []
+    # the table tasks spread among the starts, so that every worker builds some tables
+    step = max(1, len(arrangements) // max(1, len(table_tasks)))
+    tasks: list[Task] = []
+    for i, arr in enumerate(arrangements):
+        if i % step == 0 and table_tasks:
+            tasks.append(table_tasks.pop(0))
+        tasks.append(("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables))
+    tasks += table_tasks
     if "thoughtful" in options.players:
         for diff in options.difficulties:
             for i in range(options.deals):
