@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core 
     (1, 2_000_000, 4 * 6),  # no start settles within one node: the table everywhere
     (50_000, 0, 4 * 6),  # the table at once: every start looked up
     (50_000, 1, 4 * 5),  # A* for the first start of each mission, then the table
-    (50_000, 2_000_000, 0),  # the defaults: these cheap solves never build a table
+    (check_run.TABLE_SWITCH_NODES, check_run.TABLE_SWITCH_TOTAL, 0),  # the defaults: these
+    # cheap solves never build a table
 ])
 def test_no_ability_costs_by_look_up_equal_astar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  switch_nodes: int, switch_total: int,
