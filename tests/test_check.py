@@ -215,7 +215,9 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     for w in data["winnability"].values():
         assert set(w) == {"deals", "solved", "unsolvable", "unknown", "decided", "win_rate",
                           "wilson95", "bounds", "unknown_by_limit", "lost_missions_done_mean",
-                          "nodes_total"}
+                          "nodes_total", "lost_seeds", "unknown_seeds", "wilson95_all",
+                          "wilson95_unknowns_lost", "wilson95_unknowns_won",
+                          "unknown_missions_done_max", "unknown_missions_done_mean"}
         assert w["solved"] + w["unsolvable"] + w["unknown"] == w["deals"] == 4
         assert w["bounds"] == [w["solved"] / 4, (w["solved"] + w["unknown"]) / 4]
     cards = data["cards"]

@@ -327,6 +327,9 @@ def check(
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
                                               "one lower and one higher (4 more expert games per card, "
                                               "deal and difficulty).")] = False,
+    verify_losses: Annotated[bool, typer.Option(help="Prove every lost deal again with the distance tables "
+                                                     "off (node-bounded by --node-limit); exit 1 on any "
+                                                     "disagreement.")] = False,
 ) -> None:
     """Does a card design work? Static checks, then win rates over seeded random deals:
     the thoughtful one (draw order known) and the expert player's, side by side."""
@@ -357,7 +360,8 @@ def check(
     with progress_bar(Console(stderr=True)) as progress:
         try:
             with ex:
-                result = run_check(sp, opts, executor=ex, progress=progress)
+                result = run_check(sp, opts, executor=ex, progress=progress,
+                                   verify_losses=verify_losses)
                 if sensitivity:
                     from .check.sensitivity import sensitivity as measure
 
@@ -366,6 +370,9 @@ def check(
                     result.refresh_advice()
         except OSError as exc:  # e.g. an unreachable Dask scheduler
             raise fail_input(f"check: {exc}") from None
+        except SolverBug as exc:  # a lost verdict disproved: never bad input
+            typer.echo(f"check: {exc}; a bug in rove's solver, please report it", err=True)
+            raise typer.Exit(EXIT_FAIL) from None
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:

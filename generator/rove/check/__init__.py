@@ -56,6 +56,7 @@ from .report import (
     foresight_sentence,
     outcome_bounds,
     wilson,
+    wilson_union,
 )
 from .run import ProgressFn, plan_tasks, run_check, run_task, spec_fingerprint
 from .terminal import print_report, progress_bar
@@ -66,5 +67,5 @@ __all__ = [
     "MAX_STARTS", "OK", "PLAYERS", "SKIPPED", "WARN", "CheckOptions", "CheckReport",
     "ProgressFn", "aggregate", "deal_seed", "fmt_num", "fmt_pct", "foresight_sentence",
     "outcome_bounds", "plan_tasks", "print_report", "progress_bar", "run_check", "run_task",
-    "spec_fingerprint", "start_arrangements", "wilson",
+    "spec_fingerprint", "start_arrangements", "wilson", "wilson_union",
 ]

@@ -47,6 +47,15 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (lo, hi)
 
 
+def wilson_union(wins: int, unknown: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The 95% interval of the win rate over all ``n`` deals when ``unknown`` of them are
+    undecided: the union of the Wilson intervals with the unknowns counted as losses and
+    as wins (the Solvitaire study's way), from the low end of the first to the high end
+    of the second.  It holds whatever the unknowns turn out to be, and with no unknown
+    it is the plain Wilson interval over all deals."""
+    return (wilson(wins, n, z)[0], wilson(wins + unknown, n, z)[1])
+
+
 def outcome_bounds(wins: int, unknown: int, n: int) -> tuple[float, float]:
     """Bounds on the win rate of all ``n`` deals that hold whatever the unknowns are."""
     if n <= 0:
@@ -332,8 +341,36 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
                                  "time": sum(r["limit"] == "time" for r in rs)},
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
+            **_rerun_seeds(rs),
+            **_unknown_section(won, unk, n, rs),
         }
     return winnability
+
+
+def _unknown_section(won: int, unk: int, n: int, rs: list[Row]) -> Row:
+    """The interval over all deals (``wilson_union``) and how far the unknown deals'
+    searches got: the most and the mean missions completed on their deepest lines."""
+    as_lost, as_won = wilson(won, n), wilson(won + unk, n)
+    depths = [r["deepest"] for r in rs if r["status"] == "unknown" and r["deepest"] is not None]
+    return {"wilson95_all": [_r(x) for x in wilson_union(won, unk, n)] if n else None,
+            "wilson95_unknowns_lost": [_r(x) for x in as_lost] if n else None,
+            "wilson95_unknowns_won": [_r(x) for x in as_won] if n else None,
+            "unknown_missions_done_max": max(depths) if depths else None,
+            "unknown_missions_done_mean": _r(statistics.fmean(depths)) if depths else None}
+
+
+def _rerun_seeds(rs: list[Row]) -> Row:
+    """The seeds of a difficulty's lost and unknown deals, in deal order: each re-runs
+    alone (``RERUN``), so a user can check a loss or push an unknown further."""
+    return {"lost_seeds": [r["seed"] for r in rs if r["status"] == "unsolvable"],
+            "unknown_seeds": [r["seed"] for r in rs if r["status"] == "unknown"]}
+
+
+#: how one deal of a check is played again on its own (the check deals with the same
+#: ``rove.generators.deals.deal`` as ``rove deal``, from the seed it lists)
+RERUN = ("rove deal --spec SPEC --seed SEED --difficulty DIFFICULTY -o deal.yaml, then "
+         "rove solve deal.yaml --node-limit NODE_LIMIT: the same deal and, with the check's "
+         "node limit, the same verdict")
 
 
 def _card_counts(card: str, difficulties: Sequence[str], ended: list[Row], key: str,
@@ -405,6 +442,7 @@ def reproducibility_section(starts: list[Row], deals: list[Row]) -> Row:
                  + ("" if time_limited == 0 else
                     f"; {time_limited} solve(s) stopped at the time limit, so a rerun may differ")),
         "blockers_unknown": sum(1 for r in deals if r["status"] == "unsolvable" and r["blocker"] is None),
+        "rerun": RERUN,
     }
 
 

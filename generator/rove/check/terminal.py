@@ -27,7 +27,8 @@ def progress_bar(console: Any) -> Iterator[ProgressFn]:
 
         def update(group: str, done: int, total: int) -> None:
             if group not in ids:
-                ids[group] = bar.add_task("mission costs" if group == "starts" else group, total=total)
+                ids[group] = bar.add_task({"starts": "mission costs", "tables": "distance tables"}
+                                          .get(group, group), total=total)
             bar.update(ids[group], completed=done)
 
         yield update
@@ -58,6 +59,7 @@ def print_report(report: CheckReport, console: Any) -> None:
     _print_checks(data["checks"], console)
     _print_mission_costs(data["mission_costs"], console)
     _print_winnability(data["winnability"], console)
+    _print_unknown_depth(data["winnability"], data["spec"]["missions_to_win"], console)
     if ex is not None:
         _print_expert_winnability(ex, data["winnability"], console)
     _print_cards(data["cards"], diffs, console)
@@ -151,6 +153,27 @@ def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
                       "within the bounds, which a larger --node-limit narrows.[/dim]")
 
 
+def _print_unknown_depth(win: dict[str, dict[str, Any]], missions: int, console: Any) -> None:
+    """Where deals stayed unknown: the win rate's 95% interval over all deals with the
+    unknowns counted as losses and as wins (``wilson_union``), and how far their searches
+    got (a search near the end is likelier to finish with more nodes than one stuck
+    early)."""
+    rows = {d: w for d, w in win.items() if w["unknown"] and w.get("wilson95_all")}
+    if not rows:
+        return
+    t = _table("Unknown deals counted as losses and as wins: 95% over all deals", "difficulty",
+               "unknown", "as losses", "as wins", "95% all", f"deepest (of {missions})")
+    for d, w in rows.items():
+        deepest = ("-" if w.get("unknown_missions_done_max") is None else
+                   f"{w['unknown_missions_done_max']} ({fmt_num(w['unknown_missions_done_mean'])})")
+        t.add_row(d, str(w["unknown"]), _span(*w["wilson95_unknowns_lost"]),
+                  _span(*w["wilson95_unknowns_won"]), _span(*w["wilson95_all"]), deepest)
+    console.print(t)
+    console.print("[dim]95% all: the two Wilson intervals joined; it holds whatever the "
+                  "unknowns turn out to be. deepest: the most missions an unknown deal's "
+                  "deepest line completed (mean).[/dim]")
+
+
 def _print_expert_winnability(ex: dict[str, Any], win: dict[str, dict[str, Any]],
                               console: Any) -> None:
     t = _table("Thoughtful (draw order known) and expert (sees only the table) win rates",
@@ -220,8 +243,18 @@ def _print_modules(modules: dict[str, dict[str, Any]], console: Any) -> None:
 
 def _print_footer(rep: dict[str, Any], timing: dict[str, Any], console: Any) -> None:
     console.print(f"[dim]{rep['note']}.[/dim]")
+    _print_verification(rep.get("loss_verification"), console)
     if rep["blockers_unknown"]:
         console.print(f"[dim]{rep['blockers_unknown']} lost deal(s) without a named blocker.[/dim]")
     if timing:
         console.print(f"[dim]{timing['seconds_total']:.1f} s on {timing['workers']} worker(s) "
                       f"({timing['executor']}).[/dim]")
+
+
+def _print_verification(v: dict[str, Any] | None, console: Any) -> None:
+    """What ``--verify-losses`` found (a disagreement never gets here: it fails the run)."""
+    if v is None:
+        return
+    console.print(f"{v['lost']} lost verdict(s) re-proved with the tables off: {v['confirmed']} "
+                  f"confirmed, {v['unknown']} unknown at {v['node_limit']} nodes a deal, "
+                  "none contradicted.")

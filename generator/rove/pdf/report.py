@@ -352,10 +352,35 @@ def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
             rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
                          _wilson_span(w), f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
         parts.append(_table(rows))
+        parts += _unknown_deals(win, data["spec"]["missions_to_win"], st)
     story.append(KeepTogether(parts))
     if ex is not None:
         story += _expert_winnability(ex, diffs, st)
     return story
+
+
+def _unknown_deals(win: dict[str, dict[str, Any]], missions: int, st: Styles) -> list[Any]:
+    """Where deals stayed unknown: the 95% interval over all deals with the unknowns
+    counted as losses and as wins, and how far their searches got (as in the terminal)."""
+    rows: list[list[Any]] = [["difficulty", "unknown", "Wilson 95%, as losses", "as wins",
+                              "95% over all deals", f"deepest line (of {missions} missions)"]]
+    for d, w in win.items():
+        if w["unknown"] and w.get("wilson95_all"):
+            deepest = ("-" if w.get("unknown_missions_done_max") is None else
+                       f"{w['unknown_missions_done_max']} (mean {fmt_num(w['unknown_missions_done_mean'])})")
+            rows.append([d, w["unknown"], _pct_span(w["wilson95_unknowns_lost"]),
+                         _pct_span(w["wilson95_unknowns_won"]), _pct_span(w["wilson95_all"]), deepest])
+    if len(rows) == 1:
+        return []
+    return [Spacer(1, 4), Paragraph(
+        "Unknown deals counted both ways: the Wilson intervals over all deals with every "
+        "unknown deal lost and with every one won, and their union, which holds whatever "
+        "the unknowns turn out to be; the deepest line: the most missions an unknown deal's "
+        "deepest line completed (the mean in brackets).", st["small"]), Spacer(1, 2), _table(rows)]
+
+
+def _pct_span(ci: Sequence[float]) -> str:
+    return f"{fmt_pct(ci[0])} - {fmt_pct(ci[1])}"
 
 
 def _expert_winnability(ex: dict[str, Any], diffs: list[str], st: Styles) -> list[Any]:

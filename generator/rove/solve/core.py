@@ -111,6 +111,18 @@ def core_deck(deck: Deck) -> Any:
     return compiled
 
 
+def table_distance(deck: Deck, state: State) -> int | None:
+    """The distance table's answer for a state with a mission: the fewest moves (a point
+    each) from its layout to one that matches the mission, by the arrows its spent set
+    gives, without abilities (None: no sequence of moves gets there).  Exact up to 253;
+    a larger figure is a lower bound (the core stores 254 for everything beyond).  The
+    table is built on the first ask (a few seconds for six modules) and kept with the
+    compiled deck.  ValueError when the deck has more modules than tables hold; the
+    caller must check ``available`` first."""
+    distance: int | None = _core.table_distance(core_deck(deck), state_tuple(state))
+    return distance
+
+
 def state_tuple(s: State) -> tuple[Any, ...]:
     return (s.cells, s.spent, s.hand, s.draw, s.discard, s.card, s.points, s.mission, s.done,
             s.completed, _STATUS_CODE[s.status], s.goal == "mission")
@@ -177,9 +189,10 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     """The whole-deal search in the core; the same contract as ``game.solve_game``.
 
     ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
-    or ``deepening``.  ``reference=True`` (tests only) runs the algorithm of the Python
-    reference search, without the lost tables' dominance nor the distance tables, so
-    that both visit the same nodes.  ``stats`` gets what the distance tables did when
+    or ``deepening``.  ``reference=True`` (tests, and ``rove check --verify-losses``'s
+    second proof of each loss) runs the algorithm of the Python reference search,
+    without the lost tables' dominance nor the distance tables, so that both visit the
+    same nodes.  ``stats`` gets what the distance tables did when
     they are on: ``table_probes`` (distances the search asked for), ``tables_used``
     (tables switched on for this solve) and ``tables_built`` (of those, built for it
     rather than kept from an earlier solve of the deck in this process)."""
