@@ -27,7 +27,7 @@ from ..generators.deals import start_layout
 from ..grid import Cell, Direction
 from ..position import Position
 from ..replay import states_along
-from ..spec import Arrow, Module, Pattern, Spec
+from ..spec import Arrow, Card, Module, Pattern, Spec
 from ..words import plural
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
@@ -961,17 +961,7 @@ class BookWriter:
         # mission panel (left) and facts (right)
         panel_w = self.cw * 0.46
         panel_h = {"mission": 112 * k, "hand": 96 * k}.get(p.kind, 80 * k)
-        self.panel(self.margin, top - panel_h, panel_w, panel_h, MISSION_ACCENT)
-        c.setFillColor(MISSION_ACCENT)
-        c.setFont(FONT_BOLD, self.fs(6.5))
-        c.drawString(self.margin + 6 * k, top - 10 * k, "MISSION")
-        c.setFillColor(INK)
-        c.setFont(FONT_BOLD, self.fs(8.5))
-        c.drawString(self.margin + 6 * k, top - 21 * k, f"{card.mission.title}")
-        c.setFont(FONT, self.fs(6.5))
-        c.drawRightString(self.margin + panel_w - 6 * k, top - 10 * k, card.id)
-        draw_pattern(c, card.mission.pattern, self.margin + panel_w / 2, top - 25 * k - (panel_h - 30 * k) / 2,
-                     panel_w - 16 * k, panel_h - 34 * k, max_cell=20 * k)
+        self.mission_panel(card, self.margin, top, panel_w, panel_h)
         fx = self.margin + panel_w + 10 * k
         fw = self.cw - panel_w - 10 * k
         ft = top
@@ -1020,6 +1010,24 @@ class BookWriter:
         c.drawString(self.margin + box + 6 * k + text_width("solved", FONT, self.fs(7)), base + 4 * k,
                      f"· rove book · {p.name}")
 
+    def mission_panel(self, card: Card, x: float, top: float, w: float, h: float, compact: bool = False) -> None:
+        """A mission card's panel with its top-left at (x, top): the MISSION label, the
+        card's id, its title and its pattern (``compact``: the half-page puzzle's sizes)."""
+        c, k = self.c, self.k
+        pad, title_size, title_down, max_cell = (5, 7.8, 20, 16) if compact else (6, 8.5, 21, 20)
+        self.panel(x, top - h, w, h, MISSION_ACCENT)
+        c.setFillColor(MISSION_ACCENT)
+        c.setFont(FONT_BOLD, self.fs(6.5))
+        c.drawString(x + pad * k, top - 10 * k, "MISSION")
+        c.setFillColor(INK)
+        c.setFont(FONT_BOLD, self.fs(title_size))
+        c.drawString(x + pad * k, top - title_down * k, card.mission.title)
+        c.setFont(FONT, self.fs(6.5))
+        c.drawRightString(x + w - pad * k, top - 10 * k, card.id)
+        down, inset = (24, 12) if compact else (25, 16)
+        draw_pattern(c, card.mission.pattern, x + w / 2, top - down * k - (h - 30 * k) / 2,
+                     w - inset * k, h - (inset + 20 if compact else 34) * k, max_cell=max_cell * k)
+
     def puzzle_pair(self, pair: list[BookPuzzle]) -> None:
         """Two Mission in N on one page, each in its half: title and stars, the task, the
         layout beside the mission and the facts, the legend and the footer line."""
@@ -1061,17 +1069,7 @@ class BookWriter:
         rx = self.margin + lw + 8 * k
         rw = self.right - rx
         ph = min(room * 0.6, 86 * k)
-        self.panel(rx, top - ph, rw, ph, MISSION_ACCENT)
-        c.setFillColor(MISSION_ACCENT)
-        c.setFont(FONT_BOLD, self.fs(6.5))
-        c.drawString(rx + 5 * k, top - 10 * k, "MISSION")
-        c.setFont(FONT, self.fs(6.5))
-        c.drawRightString(rx + rw - 5 * k, top - 10 * k, card.id)
-        c.setFillColor(INK)
-        c.setFont(FONT_BOLD, self.fs(7.8))
-        c.drawString(rx + 5 * k, top - 20 * k, card.mission.title)
-        draw_pattern(c, card.mission.pattern, rx + rw / 2, top - 24 * k - (ph - 30 * k) / 2,
-                     rw - 12 * k, ph - 32 * k, max_cell=16 * k)
+        self.mission_panel(card, rx, top, rw, ph, compact=True)
         ft = top - ph - 5 * k
         for runs in self.facts(p):
             ft -= pen.rich(runs, rx, ft, rw, size=self.fs(7), leading=1.25) + 2 * k
