@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from .analyse import FIRST_MOVES_CAP
 
@@ -147,10 +147,6 @@ def stars(kind: str, f: Features) -> int:
     if kind in ("mission", "hand") and f.solutions <= 0:
         got = min(got, MAX_STARS_UNCOUNTED)
     return got
-
-
-def feature_names() -> tuple[str, ...]:
-    return tuple(fl.name for fl in fields(Features))
 
 
 def _n(x: float) -> str:

@@ -56,7 +56,6 @@ from .deals import deal
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
               "campaign": "Campaign"}
 MAX_N = 8  # largest optimum a Mission in N may have
-DEAREST_SHARE = 0.75  # Mission-in-N candidates that take the layout's dearest mission, not a random one
 HAND_SLACK = 2  # a hand's bonus points exceed the bare optimum by at most this
 HAND_TRIES = 4  # hands tried per layout
 HAND_MIN_CARDS = 2  # a hand puzzle's solution plays at least this many cards
