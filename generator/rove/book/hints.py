@@ -92,7 +92,7 @@ def check_hints(kind: str, legs: tuple[tuple, ...], nodes: int = CHECK_NODES) ->
     the rest of the printed plan costs.  SolverBug on a disagreement."""
     if kind == "deal":
         return
-    for pos, plan in legs if kind == "campaign" else legs[:1]:
+    for pos, plan in legs:
         deck = Deck(pos.spec, pos.rules)
         half, s = _halfway(deck, state_from_position(deck, pos), plan)
         if half >= len(plan):
