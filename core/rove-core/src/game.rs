@@ -1,7 +1,7 @@
 //! Whole-deal winnability: exact depth-first search with lost tables.
 //!
 //! "Thoughtful" in the solitaire-solver sense: the whole draw order is known.  The same
-//! two searches as `rove.solve.game`, run as a portfolio:
+//! two searches as `rove.solve.winnable`, run as a portfolio:
 //!
 //! 1. a greedy dive through every legal action, completing actions first and then those
 //!    that bring the layout closest to the mission; it finds most wins in a few hundred

@@ -174,14 +174,21 @@ impl Heuristic {
         unspent & !self.inert == 0
     }
 
-    /// The table's distance for a state (None: no table applies), as a points bound.
-    fn table_need(&self, deck: &Deck, s: &State, mission: u8) -> Option<i32> {
-        let tables = self.tables.as_ref()?;
-        if !self.layout_inert(deck, s.spent) {
-            return None;
+    /// Whether a table applies to `s` in this solve: no ability can change the layout,
+    /// and the table is switched on (the ask is counted either way, see
+    /// [`TableCache::ask`]).
+    fn table_on(&self, deck: &Deck, s: &State, mission: u8) -> bool {
+        match &self.tables {
+            Some(tables) => self.layout_inert(deck, s.spent) && tables.borrow_mut().ask(deck, mission, s.spent),
+            None => false,
         }
-        let d = tables.borrow_mut().search_distance(deck, mission, s.spent, s.cells())?;
-        Some(d.map_or(UNREACHABLE_NEED, |d| d as i32))
+    }
+
+    /// The table's byte for `s` (a distance, or [`crate::tables::UNREACHABLE`]).
+    fn table_byte(&self, deck: &Deck, s: &State, mission: u8) -> u8 {
+        let tables = self.tables.as_ref().expect("tables");
+        let d = tables.borrow_mut().distance(deck, mission, s.spent, s.cells());
+        d.map_or(crate::tables::UNREACHABLE, |d| d as u8)
     }
 
     fn lookup(&self, module: usize, side: usize, off: Cell) -> i32 {
@@ -217,35 +224,42 @@ impl Heuristic {
     /// one of each; `need` = defect less what the abilities left can mend.  Points >= min
     /// need.  When a plan spends exactly that many points, its placement has need == min
     /// need and the abilities it uses mend the rest: abilities >= defect_T - points.
+    ///
+    /// The memo keeps the plain bound and, once a table has been read for the key, the
+    /// table's byte (both pure functions of the key), so a probe of a switched-on table
+    /// costs no layout indexing when the memo holds it.
     pub fn estimate(&self, deck: &Deck, s: &State) -> (i32, i32) {
         let Some(mission) = s.mission else {
             return (0, 0);
         };
+        let table_on = self.table_on(deck, s, mission);
         let Some(key) = memo_key(s, mission) else {
             let plain = self.compute(deck, s, mission);
-            return self.raised(deck, s, mission, plain);
+            return if table_on { raised(plain, self.table_byte(deck, s, mission)) } else { plain };
         };
-        let [k, v] = self.memo.borrow()[memo_slot(key)];
-        if k == key + 1 {
-            return self.raised(deck, s, mission, (v as u32 as i32, (v >> 32) as u32 as i32));
+        let slot = memo_slot(key);
+        let [k, v] = self.memo.borrow()[slot];
+        let (plain, mut byte) = if k == key + 1 {
+            ((v as u32 as i32, (v >> 32) as u16 as i32), (v >> 48) as u16)
+        } else {
+            (self.compute(deck, s, mission), 0)
+        };
+        if table_on && byte == 0 {
+            byte = u16::from(self.table_byte(deck, s, mission)) + 1;
         }
-        let got = self.compute(deck, s, mission);
-        self.memo.borrow_mut()[memo_slot(key)] = [key + 1, u64::from(got.0 as u32) | u64::from(got.1 as u32) << 32];
-        self.raised(deck, s, mission, got)
+        let stored = u64::from(plain.0 as u32) | u64::from(plain.1 as u16) << 32 | u64::from(byte) << 48;
+        if k != key + 1 || stored != v {
+            self.memo.borrow_mut()[slot] = [key + 1, stored];
+        }
+        if table_on {
+            raised(plain, (byte - 1) as u8)
+        } else {
+            plain
+        }
     }
 
     fn compute(&self, deck: &Deck, s: &State, mission: u8) -> (i32, i32) {
         self.compute_by(deck, s, mission, true)
-    }
-
-    /// The bound raised by a table switched on for this solve, where one applies: the
-    /// memo keeps the plain bound, a pure function of its key, whatever the tables do.
-    fn raised(&self, deck: &Deck, s: &State, mission: u8, plain: (i32, i32)) -> (i32, i32) {
-        match self.table_need(deck, s, mission) {
-            // no ability can change the layout: none is needed at that many points
-            Some(need) if need > plain.0 => (need, 0),
-            _ => plain,
-        }
     }
 
     /// The estimate, scanning placements with row masks when `masks` and both the
@@ -358,6 +372,17 @@ impl Heuristic {
 
     pub fn points_needed(&self, deck: &Deck, s: &State) -> i32 {
         self.estimate(deck, s).0
+    }
+}
+
+/// The bound raised by a switched-on table's byte: no ability can change the layout,
+/// so none is needed at that many points.
+fn raised(plain: (i32, i32), byte: u8) -> (i32, i32) {
+    let need = if byte == crate::tables::UNREACHABLE { UNREACHABLE_NEED } else { i32::from(byte) };
+    if need > plain.0 {
+        (need, 0)
+    } else {
+        plain
     }
 }
 
