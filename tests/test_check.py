@@ -30,48 +30,6 @@ from rove.position import parse_position
 from rove.spec import load_spec
 
 runner = CliRunner()
-NEVER_MOVE = "#\n#\n#"  # three rows: never matched by a row of three that cannot leave it
-
-
-def spec_text(name: str, missions: list[str], mtw: int, arrows: str = "{kind: short, dirs: [E]}",
-              base: int = 0, bonus: int = 1, movement: str = NEVER_MOVE) -> str:
-    out = ["format: rove-spec/1", f"name: {name}", f"missions_to_win: {mtw}", "modules:"]
-    for code in "ABC":
-        out += [f"  - id: m{code.lower()}", f"    code: {code}", f"    name: Mod {code}",
-                "    ability: sensor", f"    arrows: [{arrows}]"]
-    out.append("cards:")
-    for i, mission in enumerate(missions, start=1):
-        out += [f"  - id: k{i}", "    mission:", f"      title: Task {i}", "      pattern: |"]
-        out += [f"        {row}" for row in mission.split("\n")]
-        out += ["    movement:", f"      points: {base}", f"      bonus: {bonus}", "      pattern: |"]
-        out += [f"        {row}" for row in movement.split("\n")]
-    return "\n".join(out) + "\n"
-
-
-@pytest.fixture(scope="module")
-def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    d = tmp_path_factory.mktemp("specs")
-    texts = {
-        # every mission is matched by any layout: won before the first action
-        "always": spec_text("Always", ["#"] * 8, 2),
-        # three rows needed, only one row possible, no card gives a point: never won
-        # (few cards: the solver proves a loss by trying every order of the card piles)
-        "never": spec_text("Never", [NEVER_MOVE] * 4, 2),
-        # nothing can move and one mission wins: a deal is won exactly when the start row
-        # matches its first mission (probability 1/4 + 3/4 * 1/3 = 1/2 over random deals)
-        "row": spec_text("Row", ["#", "A B", "B C", "C A"], 1),
-        # C can step east once under B ("B / C"); every other mission is out of reach
-        "ell": spec_text("Ell", ["B\nC"] + [NEVER_MOVE] * 6, 2, base=1, bonus=2),
-    }
-    paths = {}
-    for name, text in texts.items():
-        paths[name] = d / f"{name}.yaml"
-        paths[name].write_text(text, encoding="utf-8")
-    (d / "bad.yaml").write_text(texts["row"].replace("code: B", "code: bb"), encoding="utf-8")
-    paths["bad"] = d / "bad.yaml"
-    return paths
-
-
 def opts(**kw: object) -> CheckOptions:
     base = dict(deals=12, difficulties=("normal", "impossible"), seed=3, node_limit=20_000,
                 mission_node_limit=5_000, time_limit=60.0)

@@ -1,6 +1,6 @@
 """`rove check`'s losses a user can check: the seeds of lost and unknown deals re-run alone,
 `--verify-losses` re-proving every loss with the tables off, and the guard that a deal
-the expert won is never reported lost.  The tiny specs of test_check are reused, so the
+the expert won is never reported lost.  The tiny specs of the check's tests (conftest) are reused, so the
 whole file runs in seconds."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_check import NEVER_MOVE, spec_text
 from typer.testing import CliRunner
 
 from rove.check import CheckOptions, deal_seed, run_check
@@ -21,21 +20,6 @@ from rove.errors import SolverBug
 from rove.spec import load_spec
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    d = tmp_path_factory.mktemp("specs")
-    texts = {
-        "always": spec_text("Always", ["#"] * 8, 2),
-        "never": spec_text("Never", [NEVER_MOVE] * 4, 2),
-        "row": spec_text("Row", ["#", "A B", "B C", "C A"], 1),
-    }
-    out = {}
-    for name, text in texts.items():
-        out[name] = d / f"{name}.yaml"
-        out[name].write_text(text, encoding="utf-8")
-    return out
 
 
 def opts(**kw: Any) -> CheckOptions:

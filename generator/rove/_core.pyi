@@ -39,7 +39,8 @@ TABLES_AFTER: int
 
 @final
 class Deck:
-    """A compiled deck, built once per solve."""
+    """A compiled deck: built once per engine deck and kept with it (``core_deck``), so its
+    heuristic memo and distance tables serve every solve of the deck."""
 
     def __new__(
         cls,

@@ -8,8 +8,8 @@ plans that come back become ``Action`` values.  The engine stays the referee: ev
 plan is replayed through ``rove.engine.apply`` by the callers before anyone sees it
 (``rebase`` for mission plans, ``verify_plan`` for every solve).
 
-The searches are the same algorithms as the pure-Python ones in ``search`` and
-``game``, in the same order, so both expand the same nodes; ``ROVE_CORE=0`` in the
+The searches are the same algorithms as the pure-Python ones in ``astar`` and
+``winnable``, in the same order, so both expand the same nodes; ``ROVE_CORE=0`` in the
 environment selects the pure-Python path (the benchmarks compare the two).
 
 The core's product searches also use exact move-only distance tables (its ``tables``
@@ -186,7 +186,7 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
                progress: Callable[[int], None] | None, stats: dict[str, Any],
                strategy: str | None = None, reference: bool = False,
                ) -> tuple[list[Action] | None, bool]:
-    """The whole-deal search in the core; the same contract as ``game.solve_game``.
+    """The whole-deal search in the core; the same contract as ``winnable.solve_game``.
 
     ``strategy`` (tests only) runs one search of the portfolio on its own: ``greedy``
     or ``deepening``.  ``reference=True`` (tests, and ``rove check --verify-losses``'s
