@@ -126,13 +126,6 @@ impl State {
     pub fn is_spent(&self, i: usize) -> bool {
         self.spent >> i & 1 == 1
     }
-
-    /// This state with another layout (same length).
-    pub fn with_cells(&self, cells: &[Cell]) -> State {
-        let mut s = *self;
-        s.cells[..cells.len()].copy_from_slice(cells);
-        s
-    }
 }
 
 /// What an ability use does, beyond flipping its module.
