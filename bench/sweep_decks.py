@@ -48,14 +48,16 @@ class Candidate:
     name: str
     missions: tuple[int, int, int] | None = None  # (min cost, max cost, seed); None: the bundled ones
     points: int = 0  # added to every card's base points
-    bonus: int = 0  # added to every card's bonus
+    bonus: int = 0  # added to every card's bonus (to those with at least ``bonus_from``)
+    bonus_from: int = 0
     to_win: int | None = None  # missions needed to win (None: the deck's own)
 
     def how(self) -> str:
         parts = ["bundled missions" if self.missions is None else
                  "missions cost {}-{} seed {}".format(*self.missions)]
         if self.points or self.bonus:
-            parts.append(f"points {self.points:+d} bonus {self.bonus:+d}")
+            parts.append(f"points {self.points:+d} bonus {self.bonus:+d}"
+                         + (f" (bonuses of {self.bonus_from} or more)" if self.bonus_from else ""))
         if self.to_win is not None:
             parts.append(f"{self.to_win} missions to win")
         return ", ".join(parts)
@@ -70,16 +72,23 @@ CANDIDATES = (
     Candidate("g23-p1", (2, 3, 0), points=-1, bonus=-1),
     Candidate("g24", (2, 4, 0)),
     Candidate("g24-p1", (2, 4, 0), points=-1, bonus=-1),
+    Candidate("g23-p2", (2, 3, 0), points=-2, bonus=-2),
+    Candidate("g24-p2", (2, 4, 0), points=-2, bonus=-2),
+    Candidate("g24-b1", (2, 4, 0), bonus=-1),
+    Candidate("g24-b1h", (2, 4, 0), bonus=-1, bonus_from=4),
+    Candidate("g24-b2", (2, 4, 0), bonus=-2),
     Candidate("g35", (3, 5, 1)),
+    Candidate("g35-p1", (3, 5, 1), points=-1, bonus=-1),
 )
 
 
-def shifted(spec: Spec, dp: int, db: int) -> Spec:
-    """Every card's points moved by ``dp`` and bonus by ``db``, clamped to a legal card."""
+def shifted(spec: Spec, dp: int, db: int, bonus_from: int = 0) -> Spec:
+    """Every card's points moved by ``dp`` and bonus by ``db`` (only the bonuses of at
+    least ``bonus_from``), clamped to a legal card."""
     cards: list[Card] = []
     for c in spec.cards:
         p = min(8, max(0, c.movement.points + dp))
-        b = min(9, max(p + 1, c.movement.bonus + db))
+        b = min(9, max(p + 1, c.movement.bonus + (db if c.movement.bonus >= bonus_from else 0)))
         cards.append(replace(c, movement=replace(c.movement, points=p, bonus=b)))
     return replace(spec, cards=tuple(cards), path=None)
 
@@ -92,7 +101,7 @@ def build(c: Candidate, missions: dict[tuple[int, int, int], Spec]) -> Spec:
             missions[c.missions] = generate_missions(
                 base, Settings(count=len(base.cards), min_cost=lo, max_cost=hi, seed=seed)).spec
         base = missions[c.missions]
-    spec = shifted(base, c.points, c.bonus)
+    spec = shifted(base, c.points, c.bonus, c.bonus_from)
     if c.to_win is not None:
         spec = replace(spec, missions_to_win=c.to_win)
     return replace(spec, name=c.name)
