@@ -348,9 +348,11 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
     o = st.options
     head = [f"Tuned by `rove tune` from {st.spec.name!r}: seed {o.seed}, targets "
             + ", ".join(f"{d}={t:g}" for d, t in o.targets)
-            + f", varying {', '.join(o.vary)} (each at most {o.max_change} from the designer's"
-            + (", missions swapped for ones generated at cost {}-{}".format(*o.mission_cost)
-               if "missions" in o.vary else "") + ").",
+            + f", varying {', '.join(o.vary)} ("
+            + "; ".join(([f"each at most {o.max_change} from the designer's"]
+                         if {"points", "bonus"} & set(o.vary) else [])
+                        + (["missions swapped for ones generated at cost {}-{}".format(*o.mission_cost)]
+                           if "missions" in o.vary else [])) + ").",
             ("Interrupted (Ctrl-C): the closest deck found so far." if interrupted else
              "Every target is inside the Wilson 95% interval of its measured rate." if st.reached
              else "Not reached: the closest deck found; gaps (points of win rate): "
