@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from rove.check import CheckOptions, run_check
 from rove.check.advice import advice
 from rove.check.sensitivity import sensitivity
-from rove.check.tune import TuneOptions, candidates, rungs, tune, tuned_yaml
+from rove.check.tune import TuneOptions, candidates, mission_alternatives, rungs, tune, tuned_yaml
 from rove.check.variants import Evaluator, step, zero
 from rove.cli import app
 from rove.spec import load_spec, parse_spec
@@ -64,19 +64,19 @@ def test_steps_keep_the_deck_legal(decks: dict[str, Path]) -> None:
     spec = load_spec(decks["broke"])
     base = zero(spec)
     # points 0 -> 1 would meet the bonus 1: the bonus goes up with them
-    assert step(spec, base, 0, 1, 0) == ((1, 1),) + base[1:]
+    assert step(spec, base, 0, 1, 0) == ((1, 1, 0),) + base[1:]
     assert step(spec, base, 0, 1, 0, carry=False) is None
     assert step(spec, base, 0, -1, 0) is None  # no negative points
     opts = small()
     down = candidates(spec, base, -1, opts, far=True)
     assert down == []  # nothing in the deck can go lower
     far = candidates(spec, base, 1, opts, far=True)
-    assert far == [tuple((1, 1) for _ in spec.cards), tuple((0, 1) for _ in spec.cards)]  # whole deck
+    assert far == [tuple((1, 1, 0) for _ in spec.cards), tuple((0, 1, 0) for _ in spec.cards)]  # whole deck
     # up to max_change steps at once for the whole deck (a plateau may need several)
     longer = candidates(spec, base, 1, small(max_change=2), far=True)
-    assert longer[2:] == [tuple((2, 2) for _ in spec.cards), tuple((0, 2) for _ in spec.cards)]
+    assert longer[2:] == [tuple((2, 2, 0) for _ in spec.cards), tuple((0, 2, 0) for _ in spec.cards)]
     near = candidates(spec, base, 1, opts, far=False)
-    assert len(near) == 12 and all(sum(1 for d in v if d != (0, 0)) == 1 for v in near)
+    assert len(near) == 12 and all(sum(1 for d in v if d != (0, 0, 0)) == 1 for v in near)
     assert rungs(opts) == [10, 30, 60]
 
 
@@ -87,8 +87,8 @@ def test_tune_reaches_a_reachable_target_with_the_smallest_change(decks: dict[st
     r = st.best_rates["normal"]
     assert r.wilson95[0] <= 0.5 <= r.wilson95[1]
     # one card's point is enough (the whole deck's would win every deal)
-    changed = [d for d in st.best if d != (0, 0)]
-    assert changed == [(1, 1)]
+    changed = [d for d in st.best if d != (0, 0, 0)]
+    assert changed == [(1, 1, 0)]
     text = tuned_yaml(st)
     assert "# Every target is inside the Wilson 95% interval" in text
     assert "points 0->1, bonus 1->2" in text
@@ -193,3 +193,42 @@ def test_ctrl_c_on_a_running_tune(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err and "nothing written" in err
     assert not out.exists()
+
+
+def test_mission_swaps(decks: dict[str, Path]) -> None:
+    """`--vary missions`: each card gets one generated mission (cost proven by the
+    generator) as its alternative; the steps swap one card's mission or every card's, in
+    either direction, and the tuned deck carries the swapped patterns."""
+    spec = load_spec(decks["one"])
+    opts = small(targets=(("normal", 0.1),), vary=("missions",), mission_cost=(2, 2))
+    alts = mission_alternatives(spec, opts)
+    assert len(alts) == len(spec.cards) and all(len(a) == 1 and a[0].cost == 2 for a in alts)
+    assert all(a[0].mission.pattern != c.mission.pattern for a, c in zip(alts, spec.cards))
+    assert mission_alternatives(spec, small()) == ()  # missions not varied: none made
+    base = zero(spec)
+    whole = candidates(spec, base, -1, opts, far=True, alternatives=alts)
+    assert whole == [tuple((0, 0, 1) for _ in spec.cards)]
+    single = candidates(spec, whole[0], -1, opts, far=False, alternatives=alts)
+    assert len(single) == 6 and all(sum(1 for d in v if d == (0, 0, 0)) == 1 for v in single)
+    assert candidates(spec, base, -1, opts, far=True) == []  # no alternatives, no swap
+
+    # a deck with one point pays for few missions that cost two moves where they were
+    # posed: the whole deck's swap takes the win rate from about half to about a tenth
+    st = tune(spec, opts)
+    assert st.reached and st.best == whole[0] and st.best_rates is not None
+    designer = tune(spec, small(targets=(("normal", 0.02),), max_rounds=0)).best_rates
+    assert designer is not None and designer["normal"].rate > 0.4 > 0.15 > st.best_rates["normal"].rate
+    text = tuned_yaml(st)
+    tuned = parse_spec(text)
+    assert [c.mission for c in tuned.cards] == [a[0].mission for a in alts]
+    assert [c.movement for c in tuned.cards] == [c.movement for c in spec.cards]  # numbers stay
+    assert f"k1 mission 'Task 1' -> {alts[0][0].mission.title!r} (cost 2)" in text
+    assert "missions swapped for ones generated at cost 2-2" in text
+    assert tuned_yaml(tune(spec, opts)) == text  # the same seed, the same YAML
+    with pytest.raises(ValueError, match="mission cost 3-1"):
+        small(vary=("missions",), mission_cost=(3, 1))
+    with pytest.raises(ValueError, match="not 'patterns'"):
+        small(vary=("patterns",))
+    r = runner.invoke(app, ["tune", str(decks["one"]), "--target", "normal=0.5", "-o", "x.yaml",
+                            "--vary", "missions", "--mission-cost", "two"])
+    assert r.exit_code == 2 and "--mission-cost 'two' is not LOW-HIGH" in r.output

@@ -402,6 +402,15 @@ def _targets(values: list[str]) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
+def _cost_range(value: str) -> tuple[int, int]:
+    """``--mission-cost 2-4`` (or one number) as (low, high)."""
+    lo, sep, hi = value.partition("-")
+    try:
+        return (int(lo), int(hi if sep else lo))
+    except ValueError:
+        raise ValueError(f"--mission-cost {value!r} is not LOW-HIGH; write e.g. --mission-cost 2-4") from None
+
+
 @app.command()
 @handles_input_errors
 def tune(
@@ -409,7 +418,10 @@ def tune(
     target: Annotated[list[str], typer.Option(help="DIFFICULTY=RATE, the expert win rate to reach "
                                                    "(repeat for each difficulty), e.g. normal=0.55.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Tuned spec YAML to write.")],
-    vary: Annotated[str, typer.Option(help="Comma-separated numbers to move: points, bonus.")] = "points,bonus",
+    vary: Annotated[str, typer.Option(help="Comma-separated, what may change: points, bonus, missions "
+                                           "(swapped for generated ones).")] = "points,bonus",
+    mission_cost: Annotated[str, typer.Option(help="With --vary missions: LOW-HIGH, the proven cost "
+                                                   "(points by movement) of the generated missions.")] = "2-4",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
     deals: Annotated[int, typer.Option(help="Deals per difficulty for the final figures and the "
                                              "tolerance (at least 200).", min=200, max=MAX_DEALS)] = 200,
@@ -424,8 +436,9 @@ def tune(
                                                   "1 runs in this process).", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
-    """Move the cards' points and bonuses until the expert's win rate meets each target
-    (inside its Wilson 95% interval over the final deals); write the tuned spec.
+    """Move the cards' points and bonuses (and swap missions for generated ones) until the
+    expert's win rate meets each target (inside its Wilson 95% interval over the final
+    deals); write the tuned spec.
 
     Exit 0: reached; 1: not reached (the closest deck is written and the gap stated);
     130: interrupted (the closest deck so far is written)."""
@@ -436,6 +449,7 @@ def tune(
     from .check.tune import tune as run_tune
     from .check.variants import zero
     from .executors import default_jobs, make_executor
+    from .generators.missions import GenerationFailed
     from .spec import load_spec
 
     cores = default_jobs()
@@ -447,7 +461,8 @@ def tune(
     try:
         opts = TuneOptions(targets=_targets(target), vary=tuple(v.strip() for v in vary.split(",") if v.strip()),
                            seed=seed, deals=deals, first_deals=first_deals, max_change=max_change,
-                           max_rounds=max_rounds, expert_node_limit=expert_node_limit)
+                           max_rounds=max_rounds, expert_node_limit=expert_node_limit,
+                           mission_cost=_cost_range(mission_cost))
     except ValueError as exc:
         raise fail_input(f"tune: {exc}") from None
     state = TuneState(sp, opts, zero(sp))
@@ -470,6 +485,10 @@ def tune(
             run_tune(sp, opts, executor=ex, state=state, progress=progress)
             for line in state.log[logged:]:
                 bar.console.print(line)
+    except GenerationFailed as exc:
+        say(f"tune: --vary missions: the generator found no missions costing {mission_cost} ({exc}); "
+            "try another --mission-cost or --seed; nothing written")
+        raise typer.Exit(EXIT_FAIL) from None
     except KeyboardInterrupt:
         if state.best_rates is not None:
             write_output(output, tuned_yaml(state, interrupted=True))

@@ -1,7 +1,8 @@
 """`rove tune`: move a deck's numbers until the expert wins as often as the designer asks.
 
-The search works on the cards' base points and bonuses (``vary``); the modules, the
-missions and the cards' order never change.  It is a greedy descent, one step a round:
+The search works on the cards' base points and bonuses and, with ``missions`` in
+``vary``, on their mission patterns; the modules, the movement patterns and the cards'
+order never change.  It is a greedy descent, one step a round:
 
 1. The current deck (at first the designer's) is played by the expert on the final
    number of seeded deals per target difficulty (``deals``, at least 200).  When every
@@ -26,6 +27,17 @@ missions and the cards' order never change.  It is a greedy descent, one step a 
    deals; if it is not, no step helps and the search stops with the closest deck it
    found, and the gap still left (``reached`` false).
 
+Missions (``vary`` holds ``missions``): before the search, the mission generator
+(:mod:`rove.generators.missions`, each cost proven by CP-SAT and the search engine)
+makes one new mission for every card, costing ``mission_cost`` points by movement alone
+(ramping from the low end to the high end over the cards, seeded by ``seed``); that is
+each card's *alternative*.  A mission step swaps one card's mission for its alternative
+or back, and the whole-deck steps include swapping every card's at once.  Which way a
+swap moves the rate is not assumed: successive halving measures it like any other step.
+A swap counts one towards the size of the change.  The rest of the search is unchanged:
+the alternatives are fixed for the run, so the evaluation's cache and the common deals
+hold as before.
+
 Everything is seeded and every game node-bounded, so the same spec, targets and seed
 give the same tuned deck on any machine and any number of workers.  The search keeps
 the closest deck so far in :class:`TuneState`, so an interrupted run can still write it.
@@ -42,6 +54,8 @@ from ..generators.deals import DIFFICULTIES
 from ..spec import Spec, dump_spec
 from .options import DEFAULT_EXPERT_NODE_LIMIT
 from .variants import (
+    Alternative,
+    Alternatives,
     Evaluator,
     GamesFn,
     Rate,
@@ -50,11 +64,14 @@ from .variants import (
     change_size,
     describe,
     step,
+    swap,
     zero,
 )
 
 TUNE_FORMAT = "rove-tune/1"
-VARY = ("points", "bonus")  # the numbers the search may move (mission patterns are not yet)
+VARY = ("points", "bonus", "missions")  # what the search may move
+DEFAULT_VARY = ("points", "bonus")
+MISSION_COST = (2, 4)  # the alternatives' proven cost range, by default
 MIN_FINAL_DEALS = 200
 FAR = 0.15  # a gap (as a share) from which whole-deck steps are tried too
 
@@ -67,7 +84,7 @@ class TuneOptions:
     """What a tuning run depends on (workers do not belong here)."""
 
     targets: tuple[tuple[str, float], ...]
-    vary: tuple[str, ...] = VARY
+    vary: tuple[str, ...] = DEFAULT_VARY
     seed: int = 0
     #: final deals per difficulty (the command line asks for at least MIN_FINAL_DEALS;
     #: tests use fewer)
@@ -76,6 +93,8 @@ class TuneOptions:
     max_change: int = 3
     max_rounds: int = 30
     expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT
+    #: the proven cost range (points by movement alone) of the generated missions
+    mission_cost: tuple[int, int] = MISSION_COST
 
     def __post_init__(self) -> None:
         if not self.targets:
@@ -91,8 +110,12 @@ class TuneOptions:
                 raise ValueError(f"target {d}={r:g} must be a win rate strictly between 0 and 1")
         unknown = [v for v in self.vary if v not in VARY]
         if unknown or not self.vary:
-            extra = " (mission patterns are not varied yet)" if "missions" in unknown else ""
-            raise ValueError(f"--vary takes {', '.join(VARY)}{extra}")
+            raise ValueError(f"--vary takes {', '.join(VARY)} (comma-separated), not {unknown[0]!r}"
+                             if unknown else f"--vary takes {', '.join(VARY)}")
+        lo, hi = self.mission_cost
+        if not 0 <= lo <= hi or not 1 <= hi <= 12:
+            raise ValueError(f"mission cost {lo}-{hi}: give LOW-HIGH with 0 <= LOW <= HIGH, "
+                             "1 <= HIGH <= 12")
         if self.deals < 1:
             raise ValueError("deals must be at least 1")
         if not 1 <= self.first_deals <= self.deals:
@@ -105,10 +128,29 @@ class TuneOptions:
         return tuple(d for d, _ in self.targets)
 
     def to_json(self) -> dict[str, Any]:
-        return {"targets": dict(self.targets), "vary": list(self.vary), "seed": self.seed,
-                "deals": self.deals, "first_deals": self.first_deals,
-                "max_change": self.max_change, "max_rounds": self.max_rounds,
-                "expert_node_limit": self.expert_node_limit}
+        out: dict[str, Any] = {
+            "targets": dict(self.targets), "vary": list(self.vary), "seed": self.seed,
+            "deals": self.deals, "first_deals": self.first_deals, "max_change": self.max_change,
+            "max_rounds": self.max_rounds, "expert_node_limit": self.expert_node_limit}
+        if "missions" in self.vary:
+            out["mission_cost"] = list(self.mission_cost)
+        return out
+
+
+def mission_alternatives(spec: Spec, options: TuneOptions) -> Alternatives:
+    """One generated mission per card (``missions`` in ``vary``; else none): the
+    generator's sequence at ``mission_cost``, seeded by the run's seed, card ``k`` taking
+    the sequence's ``k``-th mission.  Raises ``GenerationFailed`` (from the generator) when
+    no such sequence is found."""
+    if "missions" not in options.vary:
+        return ()
+    from ..generators.missions import Settings, generate_missions
+
+    lo, hi = options.mission_cost
+    got = generate_missions(spec, Settings(count=len(spec.cards), min_cost=lo, max_cost=hi,
+                                           seed=options.seed))
+    return tuple((Alternative(card.mission, m.cost),)
+                 for card, m in zip(got.spec.cards, got.missions))
 
 
 def rungs(options: TuneOptions) -> list[int]:
@@ -133,11 +175,14 @@ def within(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> bool
 
 
 def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
-               far: bool) -> list[Variant]:
+               far: bool, alternatives: Alternatives = ()) -> list[Variant]:
     """The steps from ``cur`` in ``direction`` (+1 raises numbers): whole-deck steps when
     ``far`` (and one is left), else one card's points or bonus, in card order; only legal
-    decks within ``max_change`` of the designer's."""
+    decks within ``max_change`` of the designer's.  With ``alternatives`` (``missions``
+    varied) the mission swaps come too, in either direction: every card's at once among
+    the whole-deck steps, one card's (to its alternative, or back) among the others."""
     out: list[Variant] = []
+    swaps = "missions" in options.vary and bool(alternatives)
     moves = [(direction, 0)] if "points" in options.vary else []
     if "bonus" in options.vary:
         moves.append((0, direction))
@@ -153,6 +198,12 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
                           for i in range(len(cur)))
                 if v != cur:
                     out.append(v)
+        if swaps:
+            for m in range(max(map(len, alternatives)) + 1):  # every card to one choice
+                v = tuple(swap(cur, i, m)[i] if m <= len(alternatives[i]) else cur[i]
+                          for i in range(len(cur)))
+                if v != cur:
+                    out.append(v)
         if out:
             return list(dict.fromkeys(out))
     both = "points" in options.vary and "bonus" in options.vary
@@ -164,6 +215,8 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
             w = step(spec, cur, i, dp, db, options.max_change, carry=both)
             if w is not None:
                 out.append(w)
+        if swaps and i < len(alternatives):
+            out += [swap(cur, i, m) for m in range(len(alternatives[i]) + 1) if m != cur[i][2]]
     return list(dict.fromkeys(out))
 
 
@@ -176,6 +229,8 @@ class TuneState:
     options: TuneOptions
     best: Variant
     best_rates: dict[str, Rate] | None = None
+    #: the generated missions the cards may take (``missions`` varied), set by ``tune``
+    alternatives: Alternatives = ()
     rounds: int = 0
     games: int = 0
     reached: bool = False
@@ -191,7 +246,7 @@ class TuneState:
 
     @property
     def tuned(self) -> Spec:
-        return apply_variant(self.spec, self.best)
+        return apply_variant(self.spec, self.best, self.alternatives)
 
     def gaps(self) -> dict[str, float]:
         """Per target, measured minus target (points of win rate) for the closest deck."""
@@ -203,7 +258,8 @@ class TuneState:
         return {
             "format": TUNE_FORMAT, "spec": self.spec.name, "options": self.options.to_json(),
             "reached": self.reached, "rounds": self.rounds, "games": self.games,
-            "changes": describe(self.spec, self.best), "change_size": change_size(self.best),
+            "changes": describe(self.spec, self.best, self.alternatives),
+            "change_size": change_size(self.best),
             "rates": ({d: r.to_json() for d, r in self.best_rates.items()}
                       if self.best_rates is not None else None),
             "gaps_points": self.gaps(), "log": self.log,
@@ -217,7 +273,17 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
     st = state if state is not None else TuneState(spec, options, zero(spec))
     targets, diffs = options.targets, options.difficulties
     ladder = rungs(options)
-    with Evaluator(spec, options.seed, executor, options.expert_node_limit) as ev:
+    if "missions" in options.vary and not st.alternatives:
+        if progress is not None:
+            progress("generating one mission per card", 0, 0)
+        st.alternatives = mission_alternatives(spec, options)
+        lo, hi = options.mission_cost
+        st.log.append(f"generated {len(st.alternatives)} missions costing {lo}-{hi} points by "
+                      "movement (seed {}): ".format(options.seed)
+                      + ", ".join(f"{c.id} {a[0].mission.title!r} {a[0].cost}"
+                                  for c, a in zip(spec.cards, st.alternatives)))
+    alts = st.alternatives
+    with Evaluator(spec, options.seed, executor, options.expert_node_limit, alts) as ev:
 
         def measure(vs: list[Variant], n: int, what: str) -> dict[Variant, dict[str, Rate]]:
             fn: GamesFn | None = None
@@ -233,7 +299,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
         cur = zero(spec)
         cur_rates = measure([cur], options.deals, "the designer's deck")[cur]
         st.offer(cur, cur_rates)
-        st.log.append(_line("start", spec, cur, cur_rates, targets))
+        st.log.append(_line("start", spec, cur, cur_rates, targets, alts))
         while True:
             if within(cur_rates, targets):
                 st.reached = True
@@ -247,7 +313,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             # far: the whole deck's steps first, and the single cards' if none helps
             found = None
             for whole in (True, False) if far else (False,):
-                pool = candidates(spec, cur, direction, options, whole)
+                pool = candidates(spec, cur, direction, options, whole, alts)
                 if not pool:
                     continue
                 for k, n in enumerate(ladder):
@@ -265,14 +331,14 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                 st.log.append(f"round {st.rounds}: no step brings the rates closer; stopped")
                 break
             cur, cur_rates = found
-            st.log.append(_line(f"round {st.rounds}", spec, cur, cur_rates, targets))
+            st.log.append(_line(f"round {st.rounds}", spec, cur, cur_rates, targets, alts))
     return st
 
 
 def _line(what: str, spec: Spec, v: Variant, rates: dict[str, Rate],
-          targets: Sequence[tuple[str, float]]) -> str:
+          targets: Sequence[tuple[str, float]], alternatives: Alternatives = ()) -> str:
     got = ", ".join(f"{d} {100 * rates[d].rate:.1f}% (target {100 * t:.0f}%)" for d, t in targets)
-    changed = describe(spec, v)
+    changed = describe(spec, v, alternatives)
     return f"{what}: {got}; " + (f"{len(changed)} card(s) changed" if changed else "no change")
 
 
@@ -282,12 +348,16 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
     o = st.options
     head = [f"Tuned by `rove tune` from {st.spec.name!r}: seed {o.seed}, targets "
             + ", ".join(f"{d}={t:g}" for d, t in o.targets)
-            + f", varying {', '.join(o.vary)} (each at most {o.max_change} from the designer's).",
+            + f", varying {', '.join(o.vary)} ("
+            + "; ".join(([f"each at most {o.max_change} from the designer's"]
+                         if {"points", "bonus"} & set(o.vary) else [])
+                        + (["missions swapped for ones generated at cost {}-{}".format(*o.mission_cost)]
+                           if "missions" in o.vary else [])) + ").",
             ("Interrupted (Ctrl-C): the closest deck found so far." if interrupted else
              "Every target is inside the Wilson 95% interval of its measured rate." if st.reached
              else "Not reached: the closest deck found; gaps (points of win rate): "
              + ", ".join(f"{d} {g:+.1f}" for d, g in st.gaps().items()) + ".")]
-    changes = describe(st.spec, st.best)
+    changes = describe(st.spec, st.best, st.alternatives)
     head.append("Changed: " + ("; ".join(changes) if changes else "nothing") + ".")
     if st.best_rates is not None:
         head.append(f"Expert win rate over {o.deals} seeded deals per difficulty "

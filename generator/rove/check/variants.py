@@ -1,9 +1,12 @@
-"""Variants of a deck that differ only in its cards' numbers, and the expert's win rate of
-each on the same seeded deals (common random numbers): what ``rove tune`` searches over
-and ``rove check --sensitivity`` measures.
+"""Variants of a deck that differ only in its cards' numbers (and, for ``rove tune --vary
+missions``, in which cards' mission patterns are swapped for generated ones), and the
+expert's win rate of each on the same seeded deals (common random numbers): what ``rove
+tune`` searches over and ``rove check --sensitivity`` measures.
 
 A variant is the designer's deck with each card's base points and bonus moved by a
-small step (:class:`Variant`, a tuple of per-card deltas), so comparing two variants on
+small step and its mission either its own or one of the card's *alternatives*
+(:class:`Variant`, a tuple of per-card deltas; the alternatives are fixed for a run, so a
+variant names them by index), so comparing two variants on
 the same deals compares the numbers, not the luck of the shuffle: deal ``i`` of every
 variant is dealt from :func:`~rove.check.options.deal_seed` ``(seed, i)`` exactly as in
 ``rove check``, and the order of the cards in the spec (hence the shuffle) never changes.
@@ -24,40 +27,56 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..spec import Card, Spec, dump_spec, load_spec
+from ..spec import Card, Mission, Spec, dump_spec, load_spec
 from .options import DEFAULT_EXPERT_NODE_LIMIT, deal_seed
 from .report import wilson
 from .run import run_task, spec_fingerprint
 
 MAX_NUMBER = 9  # the largest base points or bonus a card may have (the spec's limit)
 
-#: one card's change: (base points delta, bonus delta)
-Delta = tuple[int, int]
+#: one card's change: (base points delta, bonus delta, mission: 0 its own, k its k-th alternative)
+Delta = tuple[int, int, int]
 #: a deck variant: one delta per card, in spec order
 Variant = tuple[Delta, ...]
 #: progress of an evaluation: (games done, games asked)
 GamesFn = Callable[[int, int], None]
 
 
+@dataclass(frozen=True)
+class Alternative:
+    """A mission a card may take instead of its own (``rove tune --vary missions``): a
+    pattern from the mission generator, with the cost the generator proved for it."""
+
+    mission: Mission
+    cost: int  # proven optimal points by movement alone, from where the generator posed it
+
+
+#: per card (in spec order), the missions it may take instead of its own
+Alternatives = tuple[tuple[Alternative, ...], ...]
+
+
 def zero(spec: Spec) -> Variant:
     """The designer's deck itself."""
-    return tuple((0, 0) for _ in spec.cards)
+    return tuple((0, 0, 0) for _ in spec.cards)
 
 
-def apply_variant(spec: Spec, v: Variant) -> Spec:
-    """The spec with every card's numbers moved by its delta (the cards' order, missions
-    and patterns, and the modules, stay)."""
+def apply_variant(spec: Spec, v: Variant, alternatives: Alternatives = ()) -> Spec:
+    """The spec with every card's numbers moved by its delta and its mission swapped for
+    the alternative the delta names (the cards' order, the movement patterns and the
+    modules stay)."""
     cards: list[Card] = []
-    for c, (dp, db) in zip(spec.cards, v):
+    for i, (c, (dp, db, m)) in enumerate(zip(spec.cards, v)):
         mv = replace(c.movement, points=c.movement.points + dp, bonus=c.movement.bonus + db)
-        cards.append(replace(c, movement=mv))
+        mission = alternatives[i][m - 1].mission if m else c.mission
+        cards.append(replace(c, mission=mission, movement=mv))
     return replace(spec, cards=tuple(cards), path=None)
 
 
 def valid(spec: Spec, v: Variant, max_change: int | None = None) -> bool:
-    """Whether a variant is a legal deck (0 <= points < bonus <= 9) within ``max_change``
-    of the designer's numbers."""
-    for c, (dp, db) in zip(spec.cards, v):
+    """Whether a variant's numbers make a legal deck (0 <= points < bonus <= 9) within
+    ``max_change`` of the designer's (the missions are swapped only among a card's own
+    alternatives, :func:`swap`)."""
+    for c, (dp, db, _) in zip(spec.cards, v):
         p, b = c.movement.points + dp, c.movement.bonus + db
         if p < 0 or b > MAX_NUMBER or b <= p:
             return False
@@ -73,25 +92,36 @@ def step(spec: Spec, v: Variant, i: int, dp: int, db: int, max_change: int | Non
     raised to the bonus raise the bonus; a bonus lowered to the points lowers them), since
     a bonus must stay above the points.  None when the result is not a legal deck."""
     c = spec.cards[i].movement
-    p, b = v[i]
+    p, b, m = v[i]
     if carry and dp > 0 and not db and c.points + p + dp >= c.bonus + b:
         db = dp
     if carry and db < 0 and not dp and c.bonus + b + db <= c.points + p:
         dp = db
-    out = v[:i] + ((p + dp, b + db),) + v[i + 1:]
+    out = v[:i] + ((p + dp, b + db, m),) + v[i + 1:]
     return out if valid(spec, out, max_change) else None
 
 
+def swap(v: Variant, i: int, m: int) -> Variant:
+    """``v`` with card ``i`` taking mission ``m`` (0: its own, k: its k-th alternative)."""
+    dp, db, _ = v[i]
+    return v[:i] + ((dp, db, m),) + v[i + 1:]
+
+
 def change_size(v: Variant) -> int:
-    """How far a variant is from the designer's deck: the sum of the numbers' moves."""
-    return sum(abs(dp) + abs(db) for dp, db in v)
+    """How far a variant is from the designer's deck: the sum of the numbers' moves, and
+    one for each mission swapped."""
+    return sum(abs(dp) + abs(db) + (1 if m else 0) for dp, db, m in v)
 
 
-def describe(spec: Spec, v: Variant) -> list[str]:
-    """One phrase per changed card, e.g. ``c03 points 3->2, bonus 5->4``."""
+def describe(spec: Spec, v: Variant, alternatives: Alternatives = ()) -> list[str]:
+    """One phrase per changed card, e.g. ``c03 points 3->2, bonus 5->4`` or ``c05 mission
+    'Signal Tower' -> 'Hollow Beacon' (cost 3)``."""
     out = []
-    for c, (dp, db) in zip(spec.cards, v):
+    for i, (c, (dp, db, m)) in enumerate(zip(spec.cards, v)):
         parts = []
+        if m:
+            alt = alternatives[i][m - 1]
+            parts.append(f"mission {c.mission.title!r} -> {alt.mission.title!r} (cost {alt.cost})")
         if dp:
             parts.append(f"points {c.movement.points}->{c.movement.points + dp}")
         if db:
@@ -130,10 +160,12 @@ class Evaluator:
     is removed at the end."""
 
     def __init__(self, spec: Spec, seed: int, executor: Any = None,
-                 expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT) -> None:
+                 expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT,
+                 alternatives: Alternatives = ()) -> None:
         from ..executors import SerialExecutor
 
         self.spec = spec
+        self.alternatives = alternatives
         self.seed = seed
         self.executor = executor if executor is not None else SerialExecutor()
         self.node_limit = expert_node_limit
@@ -157,7 +189,7 @@ class Evaluator:
         if got is None:
             if self._dir is None:
                 raise RuntimeError("use the Evaluator as a context manager")
-            text = dump_spec(apply_variant(self.spec, v), schema=None)
+            text = dump_spec(apply_variant(self.spec, v, self.alternatives), schema=None)
             name = hashlib.sha256(text.encode()).hexdigest()[:16]
             path = Path(self._dir.name) / f"{name}.yaml"
             path.write_text(text, encoding="utf-8")
