@@ -170,3 +170,32 @@ def test_unknowns_reported_with_interval_and_depth(specs: dict[str, Path], tmp_p
     assert "Unknown deals counted both ways" in pdf_text
     assert f"{100 * lo:.1f}% - {100 * hi:.1f}%" in pdf_text
     assert f"{w['unknown_missions_done_max']} (mean {w['unknown_missions_done_mean']:g})" in pdf_text
+
+
+def test_the_expert_wins_decide_what_the_search_left_unknown(tmp_path: Path) -> None:
+    """A deal the expert won is a proven win (its plan was replayed by the engine) even
+    where the thoughtful search stopped at its node limit: on a deck won by a few short
+    steps (B above C, from a row), a search of one node decides nothing, the expert wins every deal, and each deal turns
+    solved, witnessed by the expert, with the expert's plan figures; the search's limit
+    stays on record.  Without the expert the same deals stay unknown."""
+    from conftest import tiny_spec_text
+
+    path = tmp_path / "step.yaml"
+    path.write_text(tiny_spec_text("Step", ["B\nC"] * 8, 1, arrows="{kind: short, dirs: [N, E, S, W]}",
+                                   base=1, bonus=2), encoding="utf-8")
+    spec = load_spec(str(path))
+    alone = run_check(spec, opts(node_limit=1, players=("thoughtful",))).to_json()
+    assert {r["status"] for r in alone["deals"]} == {"unknown"}
+    assert {r["witness"] for r in alone["deals"]} == {None}
+    both = run_check(spec, opts(node_limit=1)).to_json()
+    experts = {(r["difficulty"], r["index"]): r for r in both["expert"]["deals"]}
+    assert {r["status"] for r in experts.values()} == {"won"}
+    for r in both["deals"]:
+        e = experts[(r["difficulty"], r["index"])]
+        assert (r["status"], r["witness"], r["limit"]) == ("solved", "expert", "nodes")
+        assert (r["points"], r["cards"], r["plays"]) == (e["points"], e["cards"], e["plays"])
+        assert r["points"] >= 1
+    for d, w in both["winnability"].items():
+        assert (w["solved"], w["unknown"], w["decided_by_expert"]) == (12, 0, 12), d
+        assert w["unknown_by_limit"] == {"nodes": 0, "time": 0}
+        assert both["expert"]["winnability"][d]["wins_thoughtful_unknown"] == 12

@@ -337,8 +337,10 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "win_rate": _r(won / decided) if decided else None,
             "wilson95": [_r(lo), _r(hi)] if decided else None,
             "bounds": [_r(blo), _r(bhi)],
-            "unknown_by_limit": {"nodes": sum(r["limit"] == "nodes" for r in rs),
-                                 "time": sum(r["limit"] == "time" for r in rs)},
+            "unknown_by_limit": {k: sum(r["status"] == "unknown" and r["limit"] == k for r in rs)
+                                 for k in ("nodes", "time")},
+            # wins the search left at its limit, proven by the expert's replayed plan
+            "decided_by_expert": sum(r.get("witness") == "expert" for r in rs),
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
             **_rerun_seeds(rs),
@@ -518,7 +520,9 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
                     deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> dict[str, Any]:
     """The expert's figures: win rate per difficulty beside the thoughtful one, how its
     games were lost, and per card the missions it failed and the bonus it used."""
-    thoughtful = {(r["difficulty"], r["index"]): r["status"] for r in deals}
+    # the search's own verdict: a win the expert witnessed was unknown to the search
+    thoughtful = {(r["difficulty"], r["index"]): "unknown" if r.get("witness") == "expert" else r["status"]
+                  for r in deals}
     win: dict[str, dict[str, Any]] = {}
     gaps: dict[str, float | None] = {}
     counts: dict[str, tuple[int, int, int, int]] = {}

@@ -174,6 +174,8 @@ def _expert_task(spec_path: str, fingerprint: str, index: int, seed: int, diffic
         "reason": r.reason, "missions_done": r.done,
         "failed_mission": None if r.failed_mission is None else deck.card_ids[r.failed_mission],
         "nodes": r.nodes, "actions": len(r.plan), "decisions": r.decisions, "replans": r.replans,
+        "points": sum(a.act == "move" for a in r.plan), "cards": sum(plays.values()),
+        "abilities": sum(uses.values()),
         "plays": plays, "bonus_plays": bonus, "ability_uses": uses,
         "seconds": time.monotonic() - t0,
     }
@@ -360,6 +362,7 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
     deals = [r for r, k in zip(results, kinds) if k == "deal"]
     experts = [r for r, k in zip(results, kinds) if k == "expert"]
     _check_expert_wins(deals, experts)
+    _witness_expert_wins(deals, experts, spec.missions_to_win)
     report = aggregate(spec, options, arrangements, starts, deals, experts)
     report.reproducibility["loss_verification"] = None
     verified: list[dict[str, Any]] = []
@@ -391,6 +394,26 @@ def _with_table_costs(starts: list[dict[str, Any]], tables: list[dict[str, Any]]
 
 def _deal_name(r: dict[str, Any]) -> str:
     return f"seed {r['seed']} ({r['difficulty']})"
+
+
+def _witness_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]],
+                         missions_to_win: int) -> None:
+    """Every deal's ``witness``: what decided it.  A deal the thoughtful search left
+    unknown (its node or time limit) but the expert won is a proven win all the same:
+    the expert's plan was replayed by the engine (``_expert_task``), and a win needs no
+    more proof than one legal plan.  Such a deal becomes ``solved`` with the expert's
+    plan figures and ``witness: "expert"``; the search's own nodes and limit stay, so
+    the report still says how far the search got.  Decided by the search: ``"search"``;
+    still unknown: None."""
+    won = {(r["difficulty"], r["index"]): r for r in experts if r["status"] == "won"}
+    for r in deals:
+        e = won.get((r["difficulty"], r["index"]))
+        if r["status"] == "unknown" and e is not None:
+            r.update(status="solved", witness="expert", deepest=missions_to_win,
+                     **{k: e[k] for k in ("points", "cards", "abilities", "plays", "bonus_plays",
+                                          "ability_uses")})
+        else:
+            r["witness"] = None if r["status"] == "unknown" else "search"
 
 
 def _check_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> None:

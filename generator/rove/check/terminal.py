@@ -147,6 +147,11 @@ def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
         t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
                   fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
     console.print(t)
+    witnessed = sum(w.get("decided_by_expert", 0) for w in win.values())
+    if witnessed:
+        console.print(f"[dim]{witnessed} win(s) the search left at its limit were decided by the "
+                      "expert's play: its plan, replayed by the engine, proves each deal "
+                      "winnable.[/dim]")
     unknown = sum(w["unknown"] for w in win.values())
     if unknown:
         console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
