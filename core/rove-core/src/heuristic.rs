@@ -522,8 +522,7 @@ fn move_distances(arrows: &[crate::deck::Arrow], pushes: &[Cell]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deck::{Arrow, Card, Module, PatCell, Pattern, Rules, MAX_MODULES};
-    use crate::state::Cards;
+    use crate::deck::{Arrow, Card, Module, PatCell, Pattern, Rules};
 
     /// Scanning placements with row masks gives exactly the base-by-base estimate, on
     /// random layouts, spent sets and patterns with named, any and must-be-empty cells.
@@ -583,22 +582,8 @@ mod tests {
                     cells.push(c);
                 }
             }
-            let mut s = State {
-                cells: [0; MAX_MODULES],
-                n: 6,
-                spent: (next() % 64) as u32,
-                hand: Cards::new(),
-                draw: Cards::new(),
-                discard: Cards::new(),
-                card: None,
-                points: 0,
-                mission: Some((next() % 40) as u8),
-                done: 0,
-                completed: Cards::new(),
-                status: crate::state::Status::Playing,
-                goal_mission: true,
-            };
-            s.cells[..6].copy_from_slice(&cells);
+            let spent = (next() % 64) as u32;
+            let s = State::bare(&cells, spent, 0, (next() % 40) as u8);
             let m = s.mission.expect("a mission");
             assert_eq!(h.compute_by(&deck, &s, m, true), h.compute_by(&deck, &s, m, false), "{cells:?}");
         }

@@ -128,6 +128,31 @@ impl State {
     }
 }
 
+#[cfg(test)]
+impl State {
+    /// A mission puzzle for tests: `cells`, the spent set and points on no card, empty
+    /// hand and piles, the goal being `mission` alone.
+    pub fn bare(cells: &[Cell], spent: u32, points: i32, mission: u8) -> State {
+        let mut s = State {
+            cells: [0; MAX_MODULES],
+            n: cells.len() as u8,
+            spent,
+            hand: Cards::new(),
+            draw: Cards::new(),
+            discard: Cards::new(),
+            card: None,
+            points,
+            mission: Some(mission),
+            done: 0,
+            completed: Cards::new(),
+            status: Status::Playing,
+            goal_mission: true,
+        };
+        s.cells[..cells.len()].copy_from_slice(cells);
+        s
+    }
+}
+
 /// What an ability use does, beyond flipping its module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AbilityArg {

@@ -211,6 +211,7 @@ impl LayoutIndex {
         let s = index / fact;
         let shape = &self.shapes[s as usize];
         let mut rank = index % fact;
+        // decode the Lehmer code: module j takes the `digit`-th free slot
         let mut free: [u8; MAX_TABLE_MODULES] = [0, 1, 2, 3, 4, 5];
         let mut left = n;
         for j in 0..n {
@@ -275,21 +276,11 @@ impl LayoutIndex {
     /// The layout of an index, with its bounding box's corner at (0, 0).
     pub fn layout(&self, index: u32, out: &mut [Cell]) {
         let n = self.n;
-        let fact = self.factorial[n];
-        let shape = &self.shapes[(index / fact) as usize];
-        let mut rank = index % fact;
-        // decode the Lehmer code: module j takes the `digit`-th free slot
-        let mut free: [u8; MAX_TABLE_MODULES] = [0, 1, 2, 3, 4, 5];
-        let mut left = n;
-        for (j, cell) in out.iter_mut().enumerate().take(n) {
-            let f = self.factorial[n - 1 - j];
-            let digit = (rank / f) as usize;
-            rank %= f;
-            let s = free[digit] as usize;
-            free.copy_within(digit + 1..left, digit);
-            left -= 1;
-            let (x, y) = shape[s];
-            *cell = pack(i32::from(x), i32::from(y));
+        let mut xy = [(0i32, 0i32); MAX_TABLE_MODULES];
+        let mut slot = [0usize; MAX_TABLE_MODULES];
+        self.decode(index, &mut xy[..n], &mut slot[..n]);
+        for (cell, &(x, y)) in out.iter_mut().zip(&xy[..n]) {
+            *cell = pack(x, y);
         }
     }
 }
@@ -345,7 +336,6 @@ pub fn predecessor_indices(deck: &Deck, spent: u32, index: &LayoutIndex, at: u32
         occupied |= 1 << (x + GRID * y);
     }
     let occ = |x: i32, y: i32| (0..GRID).contains(&x) && (0..GRID).contains(&y) && occupied >> (x + GRID * y) & 1 == 1;
-    let mut chain = [0 as Cell; MAX_MODULES];
     for i in 0..n {
         let side = (spent >> i & 1) as usize;
         let (hx, hy) = xy[i];
@@ -381,24 +371,37 @@ pub fn predecessor_indices(deck: &Deck, spent: u32, index: &LayoutIndex, at: u32
                     if occ(from.0, from.1) {
                         continue;
                     }
-                    // chains of m = 1, 2, ... modules in a row after the landing cell
-                    let cells: Vec<Cell> = xy[..n].iter().map(|&(x, y)| pack(x, y)).collect();
-                    chain[..n].copy_from_slice(&cells);
-                    chain[i] = pack(from.0, from.1);
-                    let off = NB[arrow.dir as usize];
-                    let mut c = cells[i] + off;
-                    while let Some(j) = cells.iter().position(|&d| d == c) {
-                        chain[j] = c - off;
-                        if valid(&chain[..n]) {
-                            if let Some(p) = index.index(&chain[..n]) {
-                                f(p);
-                            }
-                        }
-                        c += off;
+                    let mut cells = [0 as Cell; MAX_MODULES];
+                    for (c, &(x, y)) in cells.iter_mut().zip(&xy[..n]) {
+                        *c = pack(x, y);
                     }
+                    push_chains(&cells[..n], i, NB[arrow.dir as usize], |p| {
+                        if let Some(p) = index.index(p) {
+                            f(p);
+                        }
+                    });
                 }
             }
         }
+    }
+}
+
+/// The push predecessors of `cells` by module `i`'s push arrow `off` that dragged a
+/// chain: the `m >= 1` modules in a row after `i`'s cell each came from one cell further
+/// back, and `i` from one cell behind its own (see [`predecessors`]); the valid ones
+/// only.  The caller has checked that the cell behind `i` is empty.
+fn push_chains(cells: &[Cell], i: usize, off: Cell, mut f: impl FnMut(&[Cell])) {
+    let n = cells.len();
+    let mut chain = [0 as Cell; MAX_MODULES];
+    chain[..n].copy_from_slice(cells);
+    chain[i] = cells[i] - off;
+    let mut c = cells[i] + off;
+    while let Some(j) = cells.iter().position(|&d| d == c) {
+        chain[j] = c - off;
+        if valid(&chain[..n]) {
+            f(&chain[..n]);
+        }
+        c += off;
     }
 }
 
@@ -431,7 +434,6 @@ pub fn predecessors(deck: &Deck, spent: u32, cells: &[Cell], mut f: impl FnMut(&
             f(&prev[..n]);
         }
     };
-    let mut chain = [0 as Cell; MAX_MODULES];
     for i in 0..n {
         let side = (spent >> i & 1) as usize;
         let here = cells[i];
@@ -471,17 +473,7 @@ pub fn predecessors(deck: &Deck, spent: u32, cells: &[Cell], mut f: impl FnMut(&
                     if occupied(from) {
                         continue;
                     }
-                    // chains of m = 1, 2, ... modules in a row after the landing cell
-                    chain[..n].copy_from_slice(cells);
-                    chain[i] = from;
-                    let mut c = here + off;
-                    while let Some(j) = cells.iter().position(|&d| d == c) {
-                        chain[j] = c - off;
-                        if valid(&chain[..n]) {
-                            f(&chain[..n]);
-                        }
-                        c += off;
-                    }
+                    push_chains(cells, i, off, &mut f);
                 }
             }
         }
@@ -646,15 +638,6 @@ impl TableCache {
         asks >= self.after
     }
 
-    /// The distance a search may use for `cells` (see [`TableCache::distance`]): None
-    /// while the table is off for this solve (see [`TableCache::ask`]).
-    pub fn search_distance(&mut self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<Option<u32>> {
-        if !self.ask(deck, mission, spent) {
-            return None;
-        }
-        Some(self.distance(deck, mission, spent, cells))
-    }
-
     /// The fewest moves from `cells` to a layout matching `mission`'s pattern, moving
     /// by the sides `spent` gives (None: no sequence of moves gets there; a value of
     /// [`MAX_STORED`] means at least that many).  Builds the table if it is not
@@ -698,7 +681,7 @@ mod tests {
     use super::*;
     use crate::deck::{Ability, Arrow, Card, Module, PatCell, Rules};
     use crate::rules::successors;
-    use crate::state::{Action, Cards, State, Status};
+    use crate::state::{Action, State};
 
     fn rng(mut seed: u64) -> impl FnMut() -> u64 {
         move || {
@@ -743,30 +726,10 @@ mod tests {
         cells
     }
 
-    fn bare(cells: &[Cell], spent: u32, mission: u8) -> State {
-        let mut s = State {
-            cells: [0; MAX_MODULES],
-            n: cells.len() as u8,
-            spent,
-            hand: Cards::new(),
-            draw: Cards::new(),
-            discard: Cards::new(),
-            card: None,
-            points: 1,
-            mission: Some(mission),
-            done: 0,
-            completed: Cards::new(),
-            status: Status::Playing,
-            goal_mission: true,
-        };
-        s.cells[..cells.len()].copy_from_slice(cells);
-        s
-    }
-
     /// The layouts one move gives, by the rules' own successor generation.
     fn forward(deck: &Deck, cells: &[Cell], spent: u32, index: &LayoutIndex) -> Vec<u32> {
         // a mission no layout completes here is not needed: moves are generated first
-        let s = bare(cells, spent, 0);
+        let s = State::bare(cells, spent, 1, 0);
         let mut out: Vec<u32> = successors(deck, &s, false)
             .iter()
             .filter(|(a, _)| matches!(a, Action::Move { .. }))

@@ -4,7 +4,7 @@
 
 use crate::astar::solve_mission;
 use crate::budget::{Budget, NoHooks, Stop};
-use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
+use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules};
 use crate::game::{solve_game, Deepest, Options, Strategy};
 use crate::grid::{pack, Cell};
 use crate::heuristic::{points_obtainable, Heuristic};
@@ -56,25 +56,8 @@ fn deck(missions: &[&str]) -> Deck {
 }
 
 fn state(cells: &[(i32, i32)], spent: u32, points: i32, mission: u8) -> State {
-    let mut packed = [0 as Cell; MAX_MODULES];
-    for (i, &(x, y)) in cells.iter().enumerate() {
-        packed[i] = pack(x, y);
-    }
-    State {
-        cells: packed,
-        n: cells.len() as u8,
-        spent,
-        hand: Cards::new(),
-        draw: Cards::new(),
-        discard: Cards::new(),
-        card: None,
-        points,
-        mission: Some(mission),
-        done: 0,
-        completed: Cards::new(),
-        status: Status::Playing,
-        goal_mission: true,
-    }
+    let packed: Vec<Cell> = cells.iter().map(|&(x, y)| pack(x, y)).collect();
+    State::bare(&packed, spent, points, mission)
 }
 
 #[test]
