@@ -361,8 +361,7 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
                                [r for r, k in zip(results, kinds) if k == "table"])
     deals = [r for r, k in zip(results, kinds) if k == "deal"]
     experts = [r for r, k in zip(results, kinds) if k == "expert"]
-    _check_expert_wins(deals, experts)
-    _witness_expert_wins(deals, experts, spec.missions_to_win)
+    _apply_expert_wins(deals, experts, spec.missions_to_win)
     report = aggregate(spec, options, arrangements, starts, deals, experts)
     report.reproducibility["loss_verification"] = None
     verified: list[dict[str, Any]] = []
@@ -396,16 +395,25 @@ def _deal_name(r: dict[str, Any]) -> str:
     return f"seed {r['seed']} ({r['difficulty']})"
 
 
-def _witness_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]],
-                         missions_to_win: int) -> None:
-    """Every deal's ``witness``: what decided it.  A deal the thoughtful search left
-    unknown (its node or time limit) but the expert won is a proven win all the same:
-    the expert's plan was replayed by the engine (``_expert_task``), and a win needs no
-    more proof than one legal plan.  Such a deal becomes ``solved`` with the expert's
-    plan figures and ``witness: "expert"``; the search's own nodes and limit stay, so
-    the report still says how far the search got.  Decided by the search: ``"search"``;
-    still unknown: None."""
+def _apply_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]],
+                       missions_to_win: int) -> None:
+    """What the expert's wins prove about the thoughtful player's deals.  A deal the
+    expert won is winnable: its plan was replayed by the engine (``_expert_task``), and a
+    win needs no more proof than one legal plan.  So
+
+    * the thoughtful solver reporting such a deal lost is a bug in a cut of that solver
+      (SolverBug naming the deals);
+    * a deal the thoughtful search left unknown (its node or time limit) becomes
+      ``solved`` with the expert's plan figures and ``witness: "expert"``; the search's
+      own nodes and limit stay, so the report still says how far the search got.
+
+    Every deal gets its ``witness``: ``"search"`` when the search decided it, None while
+    unknown."""
     won = {(r["difficulty"], r["index"]): r for r in experts if r["status"] == "won"}
+    wrong = [r for r in deals if r["status"] == "unsolvable" and (r["difficulty"], r["index"]) in won]
+    if wrong:
+        raise SolverBug(f"the expert won {len(wrong)} deal(s) the thoughtful solver reported "
+                        f"lost: {', '.join(_deal_name(r) for r in wrong)}")
     for r in deals:
         e = won.get((r["difficulty"], r["index"]))
         if r["status"] == "unknown" and e is not None:
@@ -414,16 +422,6 @@ def _witness_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, An
                                           "ability_uses")})
         else:
             r["witness"] = None if r["status"] == "unknown" else "search"
-
-
-def _check_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> None:
-    """A deal the expert won is winnable (its plan was replayed by the engine), so the
-    thoughtful solver reporting it lost is a bug in a cut of that solver."""
-    won = {(r["difficulty"], r["index"]) for r in experts if r["status"] == "won"}
-    wrong = [r for r in deals if r["status"] == "unsolvable" and (r["difficulty"], r["index"]) in won]
-    if wrong:
-        raise SolverBug(f"the expert won {len(wrong)} deal(s) the thoughtful solver reported "
-                        f"lost: {', '.join(_deal_name(r) for r in wrong)}")
 
 
 def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, Any]:
