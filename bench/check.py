@@ -1,7 +1,7 @@
 """`rove check` throughput: deals per minute for each difficulty and player, with the
 share decided and the win rate.
 
-    python bench/check.py [--spec standard] [--deals 8] [--jobs 2] [--node-limit 20000]
+    python bench/check.py [--spec classic] [--deals 8] [--jobs 2] [--node-limit 20000]
                           [--time-limit 120] [--seed 0] [--player thoughtful]
                           [--expert-node-limit 300000] [--json]
 
@@ -35,7 +35,7 @@ from rove.spec import load_spec  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--spec", default="standard")
+    ap.add_argument("--spec", default="classic")
     ap.add_argument("--deals", type=int, default=8, help="deals per difficulty")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--node-limit", type=int, default=20_000)

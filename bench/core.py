@@ -1,7 +1,7 @@
 """The compiled core against the pure-Python path, side by side in one run.
 
     python bench/core.py [--positions 200] [--puzzles 45] [--budget 8]
-                         [--python-nodes 20000] [--open 10] [--spec standard]
+                         [--python-nodes 20000] [--open 10] [--spec classic]
 
 Three figures:
 
@@ -146,7 +146,7 @@ def puzzles(spec_ref: str, count: int, budget: int, python_nodes: int, open_coun
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--spec", default="standard", help="bundled spec name or path")
+    ap.add_argument("--spec", default="classic", help="bundled spec name or path")
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per generation figure")
     ap.add_argument("--puzzles", type=int, default=45)

@@ -2,18 +2,18 @@
 
     python bench/cpsat.py [--puzzles 50] [--time-limit 60] [--modes hint,model]
                           [--max-budget N] [--keep-hand] [--json FILE]
-                          [--bare 100] [--spec standard|variant|FILE] [--workers 1]
+                          [--bare 100] [--spec classic|variant|FILE] [--workers 1]
                           [--generate 3] [--gen-costs 2,5] [--gen-count 7]
 
 ``--bare N`` instead takes N bare-budget mission puzzles:
 ``bare_budget_puzzle(spec, seed, spent=2 + seed % 5, budget=--bare-budget)`` for seeds
 0..N-1 (a deal advanced by random legal play, then modules spent at random until two to six
 are, a mission the layout does not match yet, 8 points and no cards).  ``--spec variant``
-plays them on a deck rove has never been tuned on: the bundled deck with every module's
+plays them on a deck rove has never been tuned on: the classic deck with every module's
 arrows changed (written to a temporary folder, see ``VARIANT``).  ``--workers 1`` is the
 one-core figure.
 
-Otherwise the instances are those of ``bench/solve.py``: ``random_mission_puzzle(standard, seed)``
+Otherwise the instances are those of ``bench/solve.py``: ``random_mission_puzzle(classic, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
 ``random_mission_puzzle`` for a harder family (a hand of cards to play).  Each puzzle is solved,
 one after the other (both engines get the two cores to themselves), by
@@ -30,7 +30,7 @@ search seconds) and the ratio of the medians.  It then lists where CP-SAT was fa
 (by what it had to prove: infeasibility, or optimality) and where search was, and every
 disagreement on a decided puzzle (status, points, cards, abilities), which is a bug.
 
-Then the mission generator (``rove generate missions`` on the bundled deck) for seeds
+Then the mission generator (``rove generate missions`` on the classic deck) for seeds
 ``0..generate-1``: proven missions per minute, synthesis rounds per mission and where the
 time goes (CP-SAT synthesis, search checks, CP-SAT proofs).  ``--puzzles 0`` runs only that.
 """
@@ -59,7 +59,7 @@ DECIDED = ("solved", "unsolvable")
 console = Console(width=None if sys.stdout.isatty() else 132)
 
 
-#: the "never seen" deck of ``--spec variant``: the bundled deck with new, fewer arrows per
+#: the "never seen" deck of ``--spec variant``: the classic deck with new, fewer arrows per
 #: module, so that bare budgets of 8 points often fall short (10 of the first 150 puzzles
 #: are impossible; the hardest needs about 20,000 nodes of the exact search)
 VARIANT = {
@@ -72,7 +72,7 @@ VARIANT = {
 }
 
 def load_bench_spec(name: str) -> Any:
-    """``standard``, ``variant`` (``VARIANT`` written to a temporary folder) or a spec file."""
+    """``classic``, ``variant`` (``VARIANT`` written to a temporary folder) or a spec file."""
     import tempfile
 
     import yaml
@@ -81,7 +81,7 @@ def load_bench_spec(name: str) -> Any:
 
     if name != "variant":
         return load_spec(name)
-    data = yaml.safe_load((ROOT / "specs" / "standard.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load((ROOT / "specs" / "classic.yaml").read_text(encoding="utf-8"))
     data["name"] = "bench variant"
     for m in data["modules"]:
         m["arrows"] = VARIANT[m["code"]]
@@ -142,11 +142,11 @@ def answer(r: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def bench_generate(seeds: int, count: int, lo: int, hi: int) -> dict[str, Any]:
-    """Proven missions per minute of the CEGAR generator on the bundled deck."""
+    """Proven missions per minute of the CEGAR generator on the classic deck."""
     from rove.generators.missions import GenerationFailed, Settings, generate_missions
     from rove.spec import load_spec
 
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     table = Table(title=f"rove generate missions --count {count} --min-cost {lo} --max-cost {hi}")
     for col in ("seed", "missions", "costs", "rounds", "synth s", "search s", "proof s", "total s",
                 "missions/min"):
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="this many bare-budget puzzles instead of --puzzles")
     ap.add_argument("--bare-budget", type=int, default=8, help="points of the bare-budget puzzles")
     ap.add_argument("--first", type=int, default=0, help="first seed")
-    ap.add_argument("--spec", default="standard", help="standard, variant (new arrows) or a spec file")
+    ap.add_argument("--spec", default="classic", help="classic, variant (new arrows) or a spec file")
     ap.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: the engine's)")
     ap.add_argument("--generate", type=int, default=3, help="generator seeds to time (0: none)")
     ap.add_argument("--gen-costs", default="2,5", help="generator --min-cost,--max-cost")

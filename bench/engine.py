@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=5.0, help="total timing budget (default 5)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")
     ap.add_argument("--positions", type=int, default=200, help="positions to cycle through")
-    ap.add_argument("--spec", default="standard", help="bundled spec name or path")
+    ap.add_argument("--spec", default="classic", help="bundled spec name or path")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--baseline", type=Path, default=BASELINE)
     ap.add_argument("--save-baseline", action="store_true", help="write this run as the baseline")

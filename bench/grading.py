@@ -1,6 +1,6 @@
 """Do the stars mean something?  Stars against the effort of a player that models a person.
 
-    python bench/grading.py [--spec standard] [--count 200] [--seed grading] [--kinds mission]
+    python bench/grading.py [--spec classic] [--count 200] [--seed grading] [--kinds mission]
                             [--effort-nodes 100000] [--jobs 2] [--json FILE]
 
 A seeded batch of ``--count`` puzzles is generated exactly as ``rove book`` makes them
@@ -71,7 +71,7 @@ def measure(job: tuple[str, str, str, int]) -> dict | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--spec", default="standard")
+    ap.add_argument("--spec", default="classic")
     ap.add_argument("--count", type=int, default=200, help="puzzles per kind")
     ap.add_argument("--seed", default="grading", help="seed label prefix")
     ap.add_argument("--kinds", default="mission", help="comma-separated: mission, hand")

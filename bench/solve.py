@@ -3,8 +3,8 @@
     python bench/solve.py [--puzzles 50] [--deals 50] [--time-limit 60]
                           [--baseline-limit 10] [--jobs 1] [--json FILE] [--compare FILE]
 
-The instances are fixed by their seeds: ``random_mission_puzzle(standard, seed)`` for
-seeds 0..puzzles-1 (goal: mission) and fresh ``normal`` deals ``deal(standard, seed)``
+The instances are fixed by their seeds: ``random_mission_puzzle(classic, seed)`` for
+seeds 0..puzzles-1 (goal: mission) and fresh ``normal`` deals ``deal(classic, seed)``
 for seeds 0..deals-1 (goal: game).  For each set it prints the median and maximum
 seconds, nodes per second, the share decided (solved or proven unsolvable) within
 10 s and within 60 s, and the split solved / unsolvable / unknown.
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds per puzzle for the plain baseline (default 10; 0 skips it)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; timings "
                                                         "are fairer with 1)")
-    ap.add_argument("--spec", default="standard", help="bundled spec name or path (default standard)")
+    ap.add_argument("--spec", default="classic", help="bundled spec name or path (default classic)")
     ap.add_argument("--json", type=Path, dest="json_out", help="save every instance and the summary here")
     ap.add_argument("--compare", type=Path, help="a file saved with --json to compare against")
     args = ap.parse_args(argv)

@@ -4,7 +4,7 @@
                                 [--write DIR] [--json]
 
 Every candidate keeps the six reference modules and changes one or more of the levers a
-designer has: the twelve mission patterns (the bundled ones, or a set made by ``rove
+designer has: the twelve mission patterns (the classic deck's, or a set made by ``rove
 generate missions --count 12 --min-cost A --max-cost B --seed S``, each cost proven),
 every card's base points and bonus moved by the same step (each clamped to a legal
 card: 0 <= points < bonus <= 9), and the missions needed to win.  The expert plays each
@@ -49,14 +49,14 @@ class Candidate:
     """One deck of the sweep: where its missions come from and how its numbers move."""
 
     name: str
-    missions: tuple[int, int, int] | None = None  # (min cost, max cost, seed); None: the bundled ones
+    missions: tuple[int, int, int] | None = None  # (min cost, max cost, seed); None: the classic deck's
     points: int = 0  # added to every card's base points
     bonus: int = 0  # added to every card's bonus (to those with at least ``bonus_from``)
     bonus_from: int = 0
     to_win: int | None = None  # missions needed to win (None: the deck's own)
 
     def how(self) -> str:
-        parts = ["bundled missions" if self.missions is None else
+        parts = ["classic missions" if self.missions is None else
                  "missions cost {}-{} seed {}".format(*self.missions)]
         if self.points or self.bonus:
             parts.append(f"points {self.points:+d} bonus {self.bonus:+d}"
@@ -97,7 +97,7 @@ def shifted(spec: Spec, dp: int, db: int, bonus_from: int = 0) -> Spec:
 
 
 def build(c: Candidate, missions: dict[tuple[int, int, int], Spec]) -> Spec:
-    base = load_spec("standard")
+    base = load_spec("classic")
     if c.missions is not None:
         if c.missions not in missions:
             lo, hi, seed = c.missions

@@ -1,8 +1,11 @@
-"""What the test files share: the standard spec, small spec builders and the lab that
+"""What the test files share: the classic spec, small spec builders and the lab that
 turns them into positions, the command-line helpers.
 
-* ``standard``: the bundled deck, loaded once per session (``STANDARD`` is its file,
-  ``standard_data()`` a fresh copy of its YAML data to vary).
+* ``classic``: the bundled classic deck, loaded once per session (``CLASSIC`` is its file,
+  ``classic_data()`` a fresh copy of its YAML data to vary).  Most tests play it rather
+  than the default ``standard`` deck: every deal of it is won and its searches are short,
+  so what a test asserts was worked out on it and stays quick; the tests that are about
+  the default deck name ``standard``.
 * Builders of small specs as data: ``mod`` (a module), ``card``, ``STD`` (the six
   reference modules by code), ``NEVER`` (a pattern no test layout matches), ``active``;
   ``Lab`` writes them to a folder (positions name their spec by file) and builds
@@ -39,8 +42,8 @@ from rove.engine import Deck, State, state_from_position
 from rove.position import Position, parse_position
 from rove.spec import BUNDLED_DIR, Spec, load_spec
 
-STANDARD = BUNDLED_DIR / "standard.yaml"
-"""The bundled deck's file."""
+CLASSIC = BUNDLED_DIR / "classic.yaml"
+"""The classic deck's file."""
 
 
 # --------------------------------------------------------------------------- the compiled core
@@ -75,22 +78,22 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def standard() -> Spec:
-    """The bundled deck (a Spec is immutable, so one load serves every test)."""
-    return load_spec("standard")
+def classic() -> Spec:
+    """The classic deck (a Spec is immutable, so one load serves every test)."""
+    return load_spec("classic")
 
 
-def standard_data() -> dict[str, Any]:
-    """A fresh copy of the bundled deck's YAML data, to vary."""
-    data: dict[str, Any] = yaml.safe_load(STANDARD.read_text(encoding="utf-8"))
+def classic_data() -> dict[str, Any]:
+    """A fresh copy of the classic deck's YAML data, to vary."""
+    data: dict[str, Any] = yaml.safe_load(CLASSIC.read_text(encoding="utf-8"))
     return data
 
 
 def flow_data() -> dict[str, Any]:
-    """"flow": the bundled deck with easy missions (a named module with a neighbour on one
+    """"flow": the classic deck with easy missions (a named module with a neighbour on one
     side) and ten to win, so that random play completes many of them and reaches
     recycling, wins and losses."""
-    flow = standard_data()
+    flow = classic_data()
     flow["name"], flow["missions_to_win"] = "flow", 10
     shapes = ["{} #", "# {}", "{}\n#", "#\n{}"]
     for i, c in enumerate(flow["cards"]):

@@ -49,7 +49,7 @@ from rove.solve.nodes import Budget, Limit
 from rove.solve.search import solve
 from rove.spec import BUNDLED_DIR, bundled_names, load_spec
 
-ARGS = ["--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]
+ARGS = ["--spec", "classic", "--count", "4", "--mix", "mission:50,hand:25,deal:25", "--seed", "5"]
 NOTATION = ["play c02+", "B E2", "L swap B C", "M shift S NE", "B place G 2,-1", "C to 3,1",
             "S draw", "G via L swap B C"]
 runner = CliRunner()
@@ -221,7 +221,7 @@ def test_letter_paper(made: Path) -> None:
 
     ps = []
     for name, y, plan_file in puzzles(made):
-        pos = replace(load_position(y), spec_ref="standard")
+        pos = replace(load_position(y), spec_ref="classic")
         kind = name[3:]
         feats = Features(points=sum(a.act == "move" for a in load_plan(plan_file)), hand_size=len(pos.hand))
         ps.append(Puzzle(kind, pos, tuple(load_plan(plan_file)), feats, 0.0, 3, (name,), name,
@@ -239,7 +239,7 @@ def test_letter_paper(made: Path) -> None:
 @pytest.fixture(scope="module")
 def campaign_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("campaign")
-    result = runner.invoke(app, ["book", "--count", "1", "--mix", "campaign:1", "--seed", "2",
+    result = runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "--mix", "campaign:1", "--seed", "2",
                                  "-o", str(root / "book.pdf"), "--export-dir", str(root / "ex")])
     assert result.exit_code == 0, result.output
     return root
@@ -284,7 +284,7 @@ def test_campaign_book_is_byte_identical_across_runs(campaign_book: Path, tmp_pa
     same campaign, PDF and exports."""
     env = dict(os.environ, PYTHONHASHSEED="777")
     out = tmp_path / "again.pdf"
-    proc = subprocess.run([sys.executable, "-m", "rove.cli", "book", "--count", "1", "--mix",
+    proc = subprocess.run([sys.executable, "-m", "rove.cli", "book", "--spec", "classic", "--count", "1", "--mix",
                            "campaign:1", "--seed", "2", "-o", str(out), "--export-dir",
                            str(tmp_path / "ex")], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -303,7 +303,7 @@ def test_campaign_pages(campaign_book: Path) -> None:
 
 # --------------------------------------------------------------------------- every kind in one book
 
-MIXED = ["--count", "5", "--mix", "mission:2,hand:1,deal:1,campaign:1", "--seed", "2"]
+MIXED = ["--spec", "classic", "--count", "5", "--mix", "mission:2,hand:1,deal:1,campaign:1", "--seed", "2"]
 #: a Python value printed where a number or a word belongs
 PYTHON_WORDS = re.compile(r"\b(False|True|None|nan)\b")
 
@@ -355,9 +355,9 @@ def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
     ex = tmp_path / "elsewhere" / "ex"
     shutil.copytree(mixed / "ex", ex)
     campaign = next(p.name for p in ex.glob("*-campaign-1.yaml")).replace("-1.yaml", ".yaml")
-    assert sorted(p.name for p in (ex / "specs").iterdir()) == sorted([campaign, "standard.yaml"])
-    assert (ex / "specs" / "standard.yaml").read_bytes() == (BUNDLED_DIR / "standard.yaml").read_bytes()
-    assert load_spec(ex / "specs" / "standard.yaml") == load_spec("standard")
+    assert sorted(p.name for p in (ex / "specs").iterdir()) == sorted([campaign, "classic.yaml"])
+    assert (ex / "specs" / "classic.yaml").read_bytes() == (BUNDLED_DIR / "classic.yaml").read_bytes()
+    assert load_spec(ex / "specs" / "classic.yaml") == load_spec("classic")
     result = runner.invoke(app, ["validate", *(str(p) for p in sorted((ex / "specs").iterdir()))])
     assert result.exit_code == 0 and result.output.count(": ok") == 2, result.output
     positions = sorted(ex.glob("*.yaml"))
@@ -365,7 +365,7 @@ def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
     for y in positions:
         ref = yaml.safe_load(y.read_text())["spec"]
         assert ref not in bundled_names() and ref.startswith("specs/") and (ex / ref).is_file(), (y.name, ref)
-        assert ref == (f"specs/{campaign}" if "campaign" in y.name else "specs/standard.yaml")
+        assert ref == (f"specs/{campaign}" if "campaign" in y.name else "specs/classic.yaml")
         plan = y.with_name(y.stem + ".plan.json")
         result = runner.invoke(app, ["solve", str(y), "--json"])
         assert result.exit_code == 0, (y.name, result.output)
@@ -379,10 +379,10 @@ def test_export_is_self_contained(mixed: Path, tmp_path: Path) -> None:
 
 
 def test_spec_copy_is_the_file_or_a_whole_dump(tmp_path: Path) -> None:
-    text, verbatim = spec_copy(load_spec("standard"))
-    assert verbatim and text.encode("utf-8") == (BUNDLED_DIR / "standard.yaml").read_bytes()
+    text, verbatim = spec_copy(load_spec("classic"))
+    assert verbatim and text.encode("utf-8") == (BUNDLED_DIR / "classic.yaml").read_bytes()
     # a spec with an include does not stand alone: the copy is a dump of the whole spec
-    data = yaml.safe_load((BUNDLED_DIR / "standard.yaml").read_text())
+    data = yaml.safe_load((BUNDLED_DIR / "classic.yaml").read_text())
     (tmp_path / "mods.yaml").write_text(yaml.safe_dump({"format": data["format"],
                                                         "modules": data["modules"]}))
     top = tmp_path / "my deck.yaml"
@@ -410,7 +410,7 @@ def test_spec_copy_is_the_file_or_a_whole_dump(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- the export folder
 
-QUICK = ["book", "--count", "1", "--mix", "mission:1", "--seed", "3"]
+QUICK = ["book", "--spec", "classic", "--count", "1", "--mix", "mission:1", "--seed", "3"]
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -422,7 +422,7 @@ def test_an_earlier_export_is_refused_without_force(tmp_path: Path) -> None:
     first = runner.invoke(app, [*QUICK, "-o", str(tmp_path / "a.pdf"), "--export-dir", str(ex)])
     assert first.exit_code == 0, first.output
     before = _tree(ex)
-    again = runner.invoke(app, ["book", "--count", "30", "-o", str(tmp_path / "b.pdf"),
+    again = runner.invoke(app, ["book", "--spec", "classic", "--count", "30", "-o", str(tmp_path / "b.pdf"),
                                 "--export-dir", str(ex)])
     assert again.exit_code == 2, again.output
     assert "already holds files of an earlier export (01-mission.plan.json" in again.stderr
@@ -439,14 +439,14 @@ def test_an_earlier_export_is_refused_without_force(tmp_path: Path) -> None:
 
 def test_force_replaces_an_earlier_export_whole(tmp_path: Path) -> None:
     ex = tmp_path / "ex"
-    first = runner.invoke(app, ["book", "--count", "2", "--mix", "mission:1,hand:1", "--seed", "3",
+    first = runner.invoke(app, ["book", "--spec", "classic", "--count", "2", "--mix", "mission:1,hand:1", "--seed", "3",
                                 "-o", str(ex / "book.pdf"), "--export-dir", str(ex)])
     assert first.exit_code == 0, first.output
     assert "02-hand.yaml" in _tree(ex) or "01-hand.yaml" in _tree(ex)
     result = runner.invoke(app, [*QUICK, "-o", str(ex / "book.pdf"), "--export-dir", str(ex), "--force"])
     assert result.exit_code == 0, result.output
     assert sorted(_tree(ex)) == [".rove-export", "01-mission.plan.json", "01-mission.yaml", "book.pdf",
-                                 "specs/standard.yaml"]
+                                 "specs/classic.yaml"]
     fresh = tmp_path / "fresh"
     result = runner.invoke(app, [*QUICK, "-o", str(fresh / "book.pdf"), "--export-dir", str(fresh)])
     assert result.exit_code == 0, result.output
@@ -458,7 +458,7 @@ def test_force_never_removes_the_input_spec(tmp_path: Path) -> None:
     ex = tmp_path / "ex"
     ex.mkdir()
     spec = ex / "deck.yaml"
-    spec.write_bytes((BUNDLED_DIR / "standard.yaml").read_bytes())
+    spec.write_bytes((BUNDLED_DIR / "classic.yaml").read_bytes())
     result = runner.invoke(app, [*QUICK, "--spec", str(spec), "-o", str(tmp_path / "b.pdf"),
                                  "--export-dir", str(ex), "--force"])
     assert result.exit_code == 2, result.output
@@ -480,7 +480,7 @@ def test_pdf_and_export_dir_on_one_path_are_refused(tmp_path: Path, existing: bo
 
 def test_pdf_over_a_file_of_the_export_is_refused(tmp_path: Path) -> None:
     ex = tmp_path / "ex"
-    for name in ("01-mission.yaml", "specs/standard.yaml"):
+    for name in ("01-mission.yaml", "specs/classic.yaml"):
         result = runner.invoke(app, [*QUICK, "-o", str(ex / name), "--export-dir", str(ex)])
         assert result.exit_code == 2, result.output
         assert "a file of the export" in result.stderr
@@ -553,7 +553,7 @@ def test_mix_and_quotas() -> None:
 
 PUZZLE = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
 {layout}
@@ -716,7 +716,7 @@ def test_nudge_keeps_a_valid_layout() -> None:
 def test_chain_and_deep_candidates_are_proven() -> None:
     """Mission in N candidates of every recipe: the budget is the proven optimum and the
     plan replays; a counted candidate's note says what was counted."""
-    sp = load_spec("standard")
+    sp = load_spec("classic")
     seen_chain = False
     for i in range(12):
         p = mission_puzzle(sp, f"test:{i}", Settings())

@@ -29,7 +29,7 @@ from rove.book.hints import check_hints, hints_for
 from rove.cli import app
 from rove.engine import Deck, IllegalAction, apply, state_cells, state_from_position
 from rove.errors import SolverBug
-from rove.generators.puzzles import Puzzle, Settings, mission_puzzle
+from rove.generators.puzzles import Puzzle, Settings, deal_puzzle, mission_puzzle
 from rove.position import Current
 from rove.replay import states_along
 from rove.solve.astar import solve_mission
@@ -42,9 +42,9 @@ DECKS = Path(__file__).resolve().parent.parent / "bench" / "decks"
 
 
 @pytest.fixture(scope="module")
-def small_book(standard: Spec) -> list[Puzzle]:
+def small_book(classic: Spec) -> list[Puzzle]:
     """Eight puzzles of every kind from the bundled deck."""
-    return generate_book(standard, 8, {"mission": 4, "hand": 2, "deal": 1, "campaign": 1}, 4)
+    return generate_book(classic, 8, {"mission": 4, "hand": 2, "deal": 1, "campaign": 1}, 4)
 
 
 # --------------------------------------------------------------------------- hints
@@ -91,11 +91,11 @@ def _detour(deck: Deck, pos, plan: tuple[Action, ...]) -> tuple[Action, ...] | N
     return None
 
 
-def test_a_hint_off_the_optimal_plan_is_caught(standard: Spec) -> None:
+def test_a_hint_off_the_optimal_plan_is_caught(classic: Spec) -> None:
     """check_hints is no rubber stamp: a plan with a detour after its halfway point (legal
     with a budget two points larger) is reported as a SolverBug."""
     for i in range(30):
-        p = mission_puzzle(standard, f"detour:{i}", Settings())
+        p = mission_puzzle(classic, f"detour:{i}", Settings())
         if p is None or len(p.plan) < 3:
             continue
         pos = replace(p.position, current=Current(None, p.features.points + 2))
@@ -158,8 +158,8 @@ def test_no_mission_too_often_nor_twice_in_a_row(deck: str, count: int, mix: dic
 def test_a_kind_the_deck_cannot_supply_is_reported(tmp_path: Path) -> None:
     """A deck of two cards has no hand to give (a hand needs two cards besides the
     mission): the book says what was asked, what was made and why, and fills the place."""
-    spec = load_spec("standard")
-    text = (BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8")
+    spec = load_spec("classic")
+    text = (BUNDLED_DIR / "classic.yaml").read_text(encoding="utf-8")
     cut = text.index("  - id: c03")
     (tmp_path / "two.yaml").write_text(text[:cut].replace("missions_to_win: 7", "missions_to_win: 2"),
                                        encoding="utf-8")
@@ -175,11 +175,11 @@ def test_a_kind_the_deck_cannot_supply_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("paper, size", [("a4", (595, 842)), ("6x9", (432, 648)), ("letter", (612, 792))])
-def test_page_sizes_and_the_binding_gutter(small_book: list[Puzzle], standard: Spec, paper: str,
+def test_page_sizes_and_the_binding_gutter(small_book: list[Puzzle], classic: Spec, paper: str,
                                            size: tuple[int, int]) -> None:
     """Every page has the paper's size, and the text block sits further from the spine:
     the running head starts further right on odd (right-hand) pages than on even ones."""
-    data = render_book(standard, small_book, 4, paper, "Robot Rescue", "Twelve little puzzles")
+    data = render_book(classic, small_book, 4, paper, "Robot Rescue", "Twelve little puzzles")
     reader = PdfReader(io.BytesIO(data))
     for page in reader.pages:
         w, h = (float(v) for v in page.mediabox.upper_right)
@@ -198,10 +198,10 @@ def test_page_sizes_and_the_binding_gutter(small_book: list[Puzzle], standard: S
     assert reader.metadata is not None and reader.metadata.title == "Robot Rescue: Twelve little puzzles"
 
 
-def test_a_long_title_is_shrunk_to_the_cover(small_book: list[Puzzle], standard: Spec) -> None:
+def test_a_long_title_is_shrunk_to_the_cover(small_book: list[Puzzle], classic: Spec) -> None:
     """A long title stays on the page: shrunk, then cut with an ellipsis."""
     title = "The Extraordinarily Long Expedition of the Damaged Robot"
-    data = render_book(standard, small_book, 4, "a5", title, "x")
+    data = render_book(classic, small_book, 4, "a5", title, "x")
     page = PdfReader(io.BytesIO(data)).pages[0]
     w = float(page.mediabox.upper_right[0])
     spans: list[tuple[float, str]] = []
@@ -214,13 +214,13 @@ def test_a_long_title_is_shrunk_to_the_cover(small_book: list[Puzzle], standard:
             assert text_width(t, FONT_BOLD, fs) < w
 
 
-def test_two_puzzles_a_page(small_book: list[Puzzle], standard: Spec) -> None:
+def test_two_puzzles_a_page(small_book: list[Puzzle], classic: Spec) -> None:
     """With two a page, neighbouring small Mission in N share a page; the contents, the
     hints and the solutions point at that page, and the book is shorter by one page a pair."""
     import re
 
-    one = PdfReader(io.BytesIO(render_book(standard, small_book, 4))).pages
-    two = PdfReader(io.BytesIO(render_book(standard, small_book, 4, per_page=2))).pages
+    one = PdfReader(io.BytesIO(render_book(classic, small_book, 4))).pages
+    two = PdfReader(io.BytesIO(render_book(classic, small_book, 4, per_page=2))).pages
     texts = [p.extract_text() for p in two]
     pairs = [(i + 1, t) for i, t in enumerate(texts) if t.startswith("PUZZLES ")]
     assert pairs and len(one) - len(two) == len(pairs)
@@ -231,3 +231,19 @@ def test_two_puzzles_a_page(small_book: list[Puzzle], standard: Spec) -> None:
         rest = "\n".join(texts[page_no:])
         assert f"Puzzle {a}, p. {page_no}" in rest and f"Puzzle {b}, p. {page_no}" in rest
         assert re.search(rf"\b{a}\.\s+[^\n]+\s+p\. {page_no}\b", texts[1])  # the contents
+
+
+def test_a_deal_the_solver_leaves_undecided_is_proven_by_the_experts_win(classic: Spec) -> None:
+    """A verified deal needs a winning line, not the solver's: when the game solver stops
+    at its budget, the expert player's winning game (replayed through the engine) proves the
+    deal, and the book says which of the two did."""
+    by_solver = deal_puzzle(classic, "witness", Settings(), "normal")
+    assert by_solver is not None and by_solver.notes[0].startswith("Proven winnable by the game solver")
+    by_expert = deal_puzzle(classic, "witness", Settings(deal_nodes=1), "normal")
+    assert by_expert is not None and by_expert.notes[0].startswith("Proven winnable by the expert player")
+    assert by_expert.position == by_solver.position  # the same deal, another proof
+    last = states_along(Deck(classic), state_from_position(Deck(classic), by_expert.position),
+                        list(by_expert.plan))[-1]
+    assert last.status == "won"
+    # the expert's game is node-bounded too: with no nodes for it, nothing is proven
+    assert deal_puzzle(classic, "witness", Settings(deal_nodes=1, deal_expert_nodes=1), "normal") is None

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import standard_data
+from conftest import classic_data
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
@@ -48,7 +48,7 @@ ARGS = ["--count", "4", "--mix", "mission:1,hand:1,deal:1,campaign:1", "--seed",
 
 
 def two_sided_data() -> dict[str, Any]:
-    data = standard_data()
+    data = classic_data()
     data["name"] = "Two-sided deck"
     for m in data["modules"]:
         m["spent_arrows"] = SPENT_SIDES[m["id"]]
@@ -166,7 +166,7 @@ def test_a_deck_whose_sides_move_alike_shows_one_side(tmp_path: Path) -> None:
 def test_the_cover_draws_the_decks_own_modules(tmp_path: Path) -> None:
     """A deck with a module W (no Sensor): the cover's layout shows every module of the
     deck (it was fixed to B L S / C G M, leaving a blank cell)."""
-    data = standard_data()
+    data = classic_data()
     data["name"] = "W deck"
     for m in data["modules"]:
         if m["code"] == "S":

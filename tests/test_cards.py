@@ -45,14 +45,14 @@ LETTER = (612.0, 792.0)
 
 
 @cache
-def standard() -> Spec:
-    return load_spec("standard")
+def classic() -> Spec:
+    return load_spec("classic")
 
 
 @cache
 def pdf_bytes(paper: str = "a4", layout: str = "duplex", bleed: float = 0.0,
               card: str = "poker") -> bytes:
-    return render_cards_pdf(standard(), CardOptions(paper, layout, bleed, card))
+    return render_cards_pdf(classic(), CardOptions(paper, layout, bleed, card))
 
 
 @cache
@@ -154,7 +154,7 @@ def test_card_sizes_in_points() -> None:
 
 
 def test_default_is_nine_poker_cards_centred_on_a4() -> None:
-    pages = plan_pages(standard(), CardOptions())
+    pages = plan_pages(classic(), CardOptions())
     first = pages[0]
     assert (first.width, first.height) == pytest.approx(A4)
     assert (first.cols, first.rows) == (3, 3)
@@ -172,7 +172,7 @@ def test_default_is_nine_poker_cards_centred_on_a4() -> None:
 
 
 def test_every_face_is_placed_once() -> None:
-    spec = standard()
+    spec = classic()
     keys = [pl.face.key for page in plan_pages(spec, CardOptions()) for pl in page.placements]
     expected = {f.key for pair in card_faces(spec) for f in pair}
     assert len(expected) == 2 * (len(spec.modules) + len(spec.cards)) == 36
@@ -186,7 +186,7 @@ def test_every_face_is_placed_once() -> None:
 @pytest.mark.parametrize("bleed", [0.0, 3.0])
 def test_cards_fit_on_the_page_without_overlap(paper: str, card: str, layout: str,
                                                bleed: float) -> None:
-    for page in plan_pages(standard(), CardOptions(paper, layout, bleed, card)):
+    for page in plan_pages(classic(), CardOptions(paper, layout, bleed, card)):
         boxes = [pl.bleed for pl in page.placements]
         for pl in page.placements:
             assert (pl.trim.w, pl.trim.h) == pytest.approx(card_size_pt(card))
@@ -212,7 +212,7 @@ def test_cards_fit_on_the_page_without_overlap(paper: str, card: str, layout: st
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_grid_sizes_per_card_size(paper: str) -> None:
     def shape(card: str, bleed: float = 0.0) -> tuple[int, int]:
-        page = plan_pages(standard(), CardOptions(paper, "fronts", bleed, card))[0]
+        page = plan_pages(classic(), CardOptions(paper, "fronts", bleed, card))[0]
         return page.cols, page.rows
 
     assert shape("poker") == (3, 3)
@@ -250,7 +250,7 @@ def test_page_count_and_size(paper: str, layout: str) -> None:
     ("a4", "duplex", 3.0, "mini"),
 ])
 def test_pdf_card_boxes_match_the_layout(paper: str, layout: str, bleed: float, card: str) -> None:
-    plan = plan_pages(standard(), CardOptions(paper, layout, bleed, card))
+    plan = plan_pages(classic(), CardOptions(paper, layout, bleed, card))
     pages = scans(paper, layout, bleed, card)
     assert len(plan) == len(pages)
     for planned, scan in zip(plan, pages, strict=True):
@@ -265,7 +265,7 @@ def test_pdf_card_boxes_match_the_layout(paper: str, layout: str, bleed: float, 
 
 
 def test_every_card_title_is_in_the_pdf() -> None:
-    spec = standard()
+    spec = classic()
     for layout in ("duplex", "gutterfold", "fronts"):
         text = " ".join(" ".join(s.text.split()) for s in scans("a4", layout))
         for m in spec.modules:
@@ -290,9 +290,9 @@ def test_ability_texts_are_printed() -> None:
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_duplex_backs_land_behind_fronts(paper: str) -> None:
-    plan = plan_pages(standard(), CardOptions(paper, "duplex"))
+    plan = plan_pages(classic(), CardOptions(paper, "duplex"))
     pages = scans(paper, "duplex")
-    back_of = {f.key: b.key for f, b in card_faces(standard())}
+    back_of = {f.key: b.key for f, b in card_faces(classic())}
     assert [p.role for p in plan] == ["front", "back"] * (len(plan) // 2)
     for i in range(0, len(plan), 2):
         front, back = plan[i], plan[i + 1]
@@ -309,8 +309,8 @@ def test_duplex_backs_land_behind_fronts(paper: str) -> None:
 
 
 def test_gutterfold_backs_mirror_fronts_across_the_fold() -> None:
-    plan = plan_pages(standard(), CardOptions("a4", "gutterfold"))
-    back_of = {f.key: b.key for f, b in card_faces(standard())}
+    plan = plan_pages(classic(), CardOptions("a4", "gutterfold"))
+    back_of = {f.key: b.key for f, b in card_faces(classic())}
     for planned, scan in zip(plan, scans("a4", "gutterfold"), strict=True):
         fold = planned.fold_x
         assert fold is not None and close(fold, planned.width / 2)
@@ -330,7 +330,7 @@ def test_gutterfold_backs_mirror_fronts_across_the_fold() -> None:
 
 def test_fronts_layout_has_only_fronts() -> None:
     keys = [k for s in scans("a4", "fronts") for k in s.marks]
-    fronts = [f.key for f, _ in card_faces(standard())]
+    fronts = [f.key for f, _ in card_faces(classic())]
     assert sorted(keys) == sorted(fronts)
     assert not any(k.endswith(("-spent", "-movement")) for k in keys)
 
@@ -355,7 +355,7 @@ def _margin_segments(planned: SheetPage, scan: PageScan) -> list[tuple[float, fl
 @pytest.mark.parametrize("layout", ["duplex", "gutterfold"])
 @pytest.mark.parametrize("bleed", [0.0, 3.0])
 def test_crop_marks_sit_on_the_trim_lines_on_every_page(layout: str, bleed: float) -> None:
-    plan = plan_pages(standard(), CardOptions("a4", layout, bleed))
+    plan = plan_pages(classic(), CardOptions("a4", layout, bleed))
     # Every page has the marks of the full grid (the last page may be part-filled).
     trims = [pl.trim for page in plan for pl in page.placements]
     trim_xs = {round(v, 2) for t in trims for v in (t.x, t.right)}
@@ -394,7 +394,7 @@ def test_crop_marks_sit_on_the_trim_lines_on_every_page(layout: str, bleed: floa
 def test_bleed_moves_the_art_past_the_trim() -> None:
     plain = scans("a4", "duplex", 0.0)[0]
     bled = scans("a4", "duplex", 3.0)[0]
-    plan = plan_pages(standard(), CardOptions(bleed_mm=3.0))[0]
+    plan = plan_pages(classic(), CardOptions(bleed_mm=3.0))[0]
     assert any(pl.bleed != pl.trim.grown(3 * MM) for pl in plan.placements)  # 2x3 shares bleed
     for pl in plan.placements:
         grown = pl.trim.grown(3 * MM)
@@ -421,7 +421,7 @@ def test_registration_note_on_the_first_page_only() -> None:
     ("letter", "gutterfold", 0.0),
 ])
 def test_note_and_card_text_stay_where_they_belong(paper: str, layout: str, bleed: float) -> None:
-    planned = plan_pages(standard(), CardOptions(paper, layout, bleed))[0]
+    planned = plan_pages(classic(), CardOptions(paper, layout, bleed))[0]
     scan = scans(paper, layout, bleed)[0]
     trims = [pl.trim for pl in planned.placements]
     note_words = set(registration_note(CardOptions(paper, layout, bleed)).split())
@@ -439,7 +439,7 @@ def test_note_and_card_text_stay_where_they_belong(paper: str, layout: str, blee
 @pytest.mark.parametrize(("layout", "card"), [("duplex", "poker"), ("duplex", "mini"),
                                                ("gutterfold", "bridge")])
 def test_card_text_does_not_overflow_its_card(layout: str, card: str) -> None:
-    plan = plan_pages(standard(), CardOptions("a4", layout, 0.0, card))
+    plan = plan_pages(classic(), CardOptions("a4", layout, 0.0, card))
     for planned, scan in zip(plan, scans("a4", layout, 0.0, card), strict=True):
         trims = [pl.trim for pl in planned.placements]
         for t, x, y, end in scan.texts:
@@ -558,7 +558,7 @@ def test_validation_refuses_what_the_card_fonts_cannot_draw() -> None:
 
 
 def test_validating_a_spec_does_not_import_reportlab() -> None:
-    code = ("import sys\nfrom rove.spec import load_spec\nload_spec('standard')\n"
+    code = ("import sys\nfrom rove.spec import load_spec\nload_spec('classic')\n"
             "print(','.join(m for m in sys.modules if m.startswith('reportlab')))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "", proc.stderr
@@ -643,12 +643,12 @@ def test_arrow_kinds_have_distinct_glyphs() -> None:
 
 
 def test_output_is_deterministic_and_has_metadata() -> None:
-    a = render_cards_pdf(standard(), CardOptions())
-    assert a == render_cards_pdf(standard(), CardOptions())
-    assert a != render_cards_pdf(standard(), CardOptions(bleed_mm=1))
+    a = render_cards_pdf(classic(), CardOptions())
+    assert a == render_cards_pdf(classic(), CardOptions())
+    assert a != render_cards_pdf(classic(), CardOptions(bleed_mm=1))
     meta = reader().metadata
     assert meta is not None
-    assert meta.title == "Standard deck - print-and-play cards" and meta.author == "rove"
+    assert meta.title == "Classic deck - print-and-play cards" and meta.author == "rove"
     assert "2000" in str(meta.get("/CreationDate"))  # ReportLab's invariant date, not today
     # Fonts are embedded (Vera subsets), not the 14 standard fonts.
     fonts = reader().pages[0]["/Resources"]["/Font"]
@@ -664,7 +664,7 @@ def test_output_is_identical_across_processes(tmp_path: Path) -> None:
         import sys
         from rove.pdf.cards import CardOptions, render_cards_pdf
         from rove.spec import load_spec
-        sys.stdout.buffer.write(render_cards_pdf(load_spec("standard"), CardOptions(layout="gutterfold")))
+        sys.stdout.buffer.write(render_cards_pdf(load_spec("classic"), CardOptions(layout="gutterfold")))
     """)
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True, env=env)
@@ -672,7 +672,7 @@ def test_output_is_identical_across_processes(tmp_path: Path) -> None:
 
 
 def test_png_previews(tmp_path: Path) -> None:
-    written = write_card_pngs(standard(), CardOptions(), tmp_path, dpi=72)
+    written = write_card_pngs(classic(), CardOptions(), tmp_path, dpi=72)
     names = sorted(p.name for p in written)
     assert len(names) == 36
     assert "module-brain-active.png" in names and "card-c01-mission.png" in names
@@ -693,7 +693,7 @@ def test_cli_cards_writes_pdf_and_pngs(tmp_path: Path) -> None:
     from rove.cli import app
 
     out = tmp_path / "deck.pdf"
-    result = CliRunner().invoke(app, ["cards", "standard", "-o", str(out), "--layout", "fronts",
+    result = CliRunner().invoke(app, ["cards", "classic", "-o", str(out), "--layout", "fronts",
                                       "--paper", "letter", "--card", "mini", "--no-stamp",
                                       "--png-dir", str(tmp_path / "png")])
     assert result.exit_code == 0, result.output

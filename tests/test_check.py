@@ -62,7 +62,7 @@ def test_wilson_edges_and_bounds() -> None:
 
 def test_seeds_and_starts_are_stable() -> None:
     assert deal_seed(0, 0) == deal_seed(0, 0) != deal_seed(0, 1) != deal_seed(1, 0)
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     assert len(start_arrangements(spec, None, 0)) == 720
     sample = start_arrangements(spec, 5, 7)
     assert sample == start_arrangements(spec, 5, 7) and len(set(sample)) == 5
@@ -373,7 +373,7 @@ def test_a_time_limit_never_changes_what_is_searched(monkeypatch: pytest.MonkeyP
     keeps it short), so a slow or loaded machine cannot reach it."""
     if python:
         monkeypatch.setenv("ROVE_CORE", "0")
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     runs = []
     for time_limit in (None, 600.0):
         o = CheckOptions(deals=1 if python else 8, difficulties=("normal",), seed=3, starts=0,

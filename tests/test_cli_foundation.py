@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import STANDARD, rove_script
+from conftest import CLASSIC, rove_script
 from typer.testing import CliRunner
 
 from rove.cli import app
@@ -53,9 +53,9 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_validate_the_bundled_spec(runner: CliRunner) -> None:
-    result = runner.invoke(app, ["validate", str(STANDARD)])
+    result = runner.invoke(app, ["validate", str(CLASSIC)])
     assert result.exit_code == 0, result.output
-    assert result.stdout == (f"{STANDARD}: ok (spec 'Standard deck': 6 modules, 12 cards, "
+    assert result.stdout == (f"{CLASSIC}: ok (spec 'Classic deck': 6 modules, 12 cards, "
                              "7 missions to win)\n")
     assert result.stderr == ""
 
@@ -94,10 +94,10 @@ def test_validate_a_bad_spec(runner: CliRunner, tmp_path: Path) -> None:
 
 def test_validate_several_files_reports_each(runner: CliRunner, tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", BAD_SPEC)
-    pos = write(tmp_path / "pos.yaml", "format: rove-position/1\nspec: standard\nlayout: B\nmission: c01\n")
-    result = runner.invoke(app, ["validate", str(STANDARD), str(bad), str(pos)])
+    pos = write(tmp_path / "pos.yaml", "format: rove-position/1\nspec: classic\nlayout: B\nmission: c01\n")
+    result = runner.invoke(app, ["validate", str(CLASSIC), str(bad), str(pos)])
     assert result.exit_code == 2
-    assert result.stdout.startswith(f"{STANDARD}: ok")
+    assert result.stdout.startswith(f"{CLASSIC}: ok")
     errors = result.stderr.splitlines()
     assert all(PROBLEM_LINE.match(line) for line in errors), errors
     assert [line.split(":")[0] for line in errors] == [str(bad), str(bad), str(pos)]
@@ -249,7 +249,7 @@ def test_console_script_exit_codes_and_no_traceback(tmp_path: Path) -> None:
     assert proc.stderr.startswith(f"{not_yaml}:") and "YAML syntax" in proc.stderr
     assert f"{tmp_path / 'missing.yaml'}: no such file" in proc.stderr
 
-    proc = subprocess.run([rove, "validate", str(STANDARD)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([rove, "validate", str(CLASSIC)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == ""
 
     # the same seed gives the same bytes in another process (no hash randomisation leaks in)
@@ -271,7 +271,7 @@ def test_cli_does_not_import_heavy_libraries() -> None:
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'reportlab', 'pydantic'))\n"
         "print(','.join(heavy))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(STANDARD)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", code, str(CLASSIC)], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""

@@ -23,7 +23,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import STANDARD, flow_data, standard_data
+from conftest import CLASSIC, classic_data, flow_data
 
 from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_position, successors
 from rove.generators.deals import deal
@@ -50,8 +50,8 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     random play complete missions, recycle, win and lose; "empties", with must-be-empty
     cells and anonymous patterns on both sides of the cards."""
     root = tmp_path_factory.mktemp("core-specs")
-    base = standard_data()
-    out = {"standard": STANDARD}
+    base = classic_data()
+    out = {"standard": CLASSIC}
 
     variant = json.loads(json.dumps(base))
     variant["name"], variant["missions_to_win"] = "variant", 3
@@ -178,7 +178,7 @@ def test_core_astar_is_the_python_astar(specs: dict[str, Path], kind: str,
 def test_core_game_search_is_the_python_search() -> None:
     """Whole deals of the bundled deck: the portfolio gives the same plan and spends the
     same nodes in both, at every difficulty, within node limits that stop some."""
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     outcomes = set()
     for seed in range(15):
         p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
@@ -280,7 +280,7 @@ def test_a_deck_copy_with_other_points_compiles_its_own_points() -> None:
     compiled) plays with base points in the core too."""
     from rove.book.analyse import without_bonus
 
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     deck = Deck(spec)
     start = state_from_position(deck, deal(spec, 0))
     core.successors(deck, start)  # compiles and keeps the original

@@ -238,13 +238,13 @@ QUICK_BUDGET = 5.0
 QUICK_DECIDED = 8
 
 
-def test_random_puzzles_agree(standard: Spec) -> None:
+def test_random_puzzles_agree(classic: Spec) -> None:
     """Both engines agree on seeded puzzles.  The search
     decides them all; CP-SAT may run out of its budget (``unknown``, or the hint's plan
     not proven optimal), counted apart, but never claims what the search contradicts."""
     decided: dict[str, int] = {SOLVED: 0, UNSOLVABLE: 0}
     for seed in QUICK_SEEDS:
-        a, b, ok = compare(random_mission_puzzle(standard, seed, max_budget=4), QUICK_BUDGET)
+        a, b, ok = compare(random_mission_puzzle(classic, seed, max_budget=4), QUICK_BUDGET)
         assert a.status in (SOLVED, UNSOLVABLE), (seed, a)
         if ok:
             decided[b.status] += 1
@@ -261,12 +261,12 @@ SLOW_HAND_BUDGET, SLOW_HAND_DECIDED = 30.0, 25
 
 
 @pytest.mark.slow
-def test_random_puzzles_agree_many(standard: Spec) -> None:
+def test_random_puzzles_agree_many(classic: Spec) -> None:
     """A few hundred seeded puzzles (budgets up to 4), then hands kept and budgets up to 8,
     where either engine may run out of its budget: those are counted apart, but most
     must be decided, and no answer may be contradicted."""
-    many = sum(compare(random_mission_puzzle(standard, seed, max_budget=4))[2] for seed in range(300))
-    hands = sum(compare(random_mission_puzzle(standard, seed, max_budget=8, keep_hand=True),
+    many = sum(compare(random_mission_puzzle(classic, seed, max_budget=4))[2] for seed in range(300))
+    hands = sum(compare(random_mission_puzzle(classic, seed, max_budget=8, keep_hand=True),
                         SLOW_HAND_BUDGET)[2] for seed in range(30))
     assert many >= SLOW_DECIDED and hands >= SLOW_HAND_DECIDED, (many, hands)
 
@@ -320,12 +320,12 @@ class TestGame:
 # --------------------------------------------------------------------------- packaging
 
 
-def test_cli_solve_json_and_lazy_import(tmp_path: Path, standard: Spec) -> None:
+def test_cli_solve_json_and_lazy_import(tmp_path: Path, classic: Spec) -> None:
     """``rove solve --engine cpsat --json`` prints the contract's object; plain
     ``import rove`` (and the CLI module) does not load OR-Tools."""
     from rove.position import dump_position
 
-    pos = random_mission_puzzle(standard, 1, max_budget=4)
+    pos = random_mission_puzzle(classic, 1, max_budget=4)
     path = tmp_path / "p.yaml"
     path.write_text(dump_position(pos), encoding="utf-8")
     # no --time-limit: a wall clock could cut the proof short on a busy machine
@@ -352,12 +352,12 @@ def test_cli_solve_json_and_lazy_import(tmp_path: Path, standard: Spec) -> None:
     # a wall-clock limit (the CLI's): any honest answer, depending on the machine
     ({"time_limit": 0.05, "hint": False}, None),
 ])
-def test_budget_gives_unknown_or_an_honest_answer(standard: Spec, limits: dict[str, Any],
+def test_budget_gives_unknown_or_an_honest_answer(classic: Spec, limits: dict[str, Any],
                                                   want: tuple[str, bool] | None) -> None:
     """A tiny budget never yields a wrong claim: unknown, or a replayed plan with the
     search's points, marked optimal exactly when CP-SAT proved it (and then the search's
     cost).  A deterministic budget gives the same answer on any machine."""
-    pos = random_mission_puzzle(standard, 0, max_budget=8)
+    pos = random_mission_puzzle(classic, 0, max_budget=8)
     a = search(pos)
     assert a.status == SOLVED, a
     r = solve_cpsat(pos, **limits)

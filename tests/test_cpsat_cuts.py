@@ -73,11 +73,11 @@ class TestCardlessSensor:
         assert r.status == SOLVED and r.optimal and (r.points, r.abilities) == (1, 1), r
 
     @pytest.mark.parametrize("seed", [2, 3, 6, 12, 16])
-    def test_same_answer_with_and_without(self, standard: Spec, seed: int,
+    def test_same_answer_with_and_without(self, classic: Spec, seed: int,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
         """Bare-budget puzzles with the Sensor active among others: the exact search, the
         model with the cut and the model without it give one answer."""
-        pos = bare_budget_puzzle(standard, seed, 2 + seed % 3, budget=3)
+        pos = bare_budget_puzzle(classic, seed, 2 + seed % 3, budget=3)
         deck = Deck(pos.spec, pos.rules)
         start = state_from_position(deck, pos)
         s = deck.index["S"]
@@ -92,11 +92,11 @@ class TestCardlessSensor:
 
 
 class TestHintIsOnlyAHint:
-    def test_a_poor_hint_changes_nothing(self, standard: Spec,
+    def test_a_poor_hint_changes_nothing(self, classic: Spec,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
         """The search's plan seeds the models but bounds nothing: handed a plan with more
         points than the optimum the engine still proves the optimum."""
-        pos = bare_budget_puzzle(standard, 3, 3, budget=3)
+        pos = bare_budget_puzzle(classic, 3, 3, budget=3)
         want = solve_search(pos, max_nodes=SEARCH_NODES)
         assert want.status == SOLVED and want.plan is not None and want.points
         detour = [*want.plan]

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import flow_data, standard_data
+from conftest import classic_data, flow_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,7 +61,7 @@ rules_st = st.builds(Rules, auto_complete_on_reveal=st.booleans(),
 def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Path]]:
     """name -> (spec_ref as a position writes it, folder it is relative to)."""
     root = tmp_path_factory.mktemp("specs")
-    data = standard_data()
+    data = classic_data()
     data["name"] = "variant"
     data["missions_to_win"] = 3
     for m in data["modules"]:

@@ -928,7 +928,7 @@ class TestOneHome:
                                   for i in range(1, 10)])
         assert [sensor_draws_left(deck, spent) for spent in range(1 << deck.n)] == [0] * (1 << deck.n)
 
-    def test_pattern_matching_is_the_books(self, standard: Spec) -> None:
+    def test_pattern_matching_is_the_books(self, classic: Spec) -> None:
         """The book's pictures highlight ``matched_cells`` (the engine's own matching),
         which agrees with a plain reference match (the first match from the layout's
         cells in sorted order) on 600 random layouts of the bundled deck and random
@@ -950,7 +950,7 @@ class TestOneHome:
             return frozenset()
 
         rng = random.Random(17)
-        patterns = [p for _, _, p in iter_patterns(standard)]
+        patterns = [p for _, _, p in iter_patterns(classic)]
         for _ in range(60):
             cells = {(rng.randint(0, 2), rng.randint(0, 2)): rng.choice("#####_BLSCGM")
                      for _ in range(rng.randint(1, 4))}
@@ -958,7 +958,7 @@ class TestOneHome:
                 patterns.append(Pattern.from_cells(cells))
         matched = 0
         for _ in range(600):
-            layout = random_layout(rng, standard.codes)
+            layout = random_layout(rng, classic.codes)
             for p in patterns:
                 got = matched_cells(p, layout)
                 assert got == reference(p, layout), (p, layout)

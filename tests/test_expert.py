@@ -134,7 +134,7 @@ def test_never_reads_the_hidden_order(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(expert, "solve_mission_state", spy)
     monkeypatch.setattr(expert, "decide", decide)
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     deck = Deck(spec)
     rng = random.Random(7)
     compared = 0
@@ -187,7 +187,7 @@ def test_expert_wins_are_thoughtful_wins(tmp_path: Path) -> None:
 
 def test_every_game_ends_within_its_budget() -> None:
     """A tiny node budget ends the game as the expert's loss, never as an unknown."""
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     deck = Deck(spec)
     start = state_from_position(deck, deal(spec, 3, "impossible"))
     r = expert.play(deck, start, node_limit=50)
@@ -206,7 +206,7 @@ def test_main_search_budget_scales_with_need() -> None:
     """A main search that hits its first cap starts again with twice as many nodes: a
     first cap of 50 nodes plays the same game as the default (the plans found are the
     optimal ones either way), where a fixed cap of 50 would lose it at the budget."""
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     deck = Deck(spec)
     start = state_from_position(deck, deal(spec, 3, "impossible"))
     full = expert.play(deck, start)

@@ -41,7 +41,7 @@ def fuzz(examples: int) -> settings:
 
 
 runner = CliRunner()
-SPEC_TEXT = (BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8")
+SPEC_TEXT = (BUNDLED_DIR / "classic.yaml").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -366,7 +366,7 @@ def test_rove_replay_of_a_mutated_plan_exits_cleanly(base: dict[str, Any], data:
 
 
 def test_the_fuzz_starts_from_files_that_load(base: dict[str, Any]) -> None:
-    assert load_spec(BUNDLED_DIR / "standard.yaml").cards
+    assert load_spec(BUNDLED_DIR / "classic.yaml").cards
     assert load_position(base["position"]).goal == "game"
     for text in base["plans"].values():
         assert load_plan_text(base["root"], text)

@@ -35,7 +35,7 @@ from rove.solve.search import solve as solve_search
 from rove.spec import ANY, Pattern, load_spec
 
 runner = CliRunner()
-SPEC = load_spec("standard")
+SPEC = load_spec("classic")
 #: a safety net against a search that runs away, in nodes (no verdict depends on the clock)
 SAFETY_NODES = 2_000_000
 SMALL = Settings(count=3, min_cost=1, max_cost=3, seed=4)

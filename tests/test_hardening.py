@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import STANDARD, rove_script
+from conftest import CLASSIC, rove_script
 from typer.testing import CliRunner
 
 from rove.cli import app
@@ -40,7 +40,7 @@ def leftovers(folder: Path) -> list[str]:
 @pytest.fixture
 def spec_copy(tmp_path: Path) -> Path:
     s = tmp_path / "s.yaml"
-    shutil.copy(STANDARD, s)
+    shutil.copy(CLASSIC, s)
     return s
 
 
@@ -278,7 +278,8 @@ def test_book_writes_the_pdf_and_the_export_folder(runner: CliRunner, tmp_path: 
     ex = tmp_path / "ex"
     ex.mkdir()
     (ex / "mine.txt").write_text("keep")
-    result = runner.invoke(app, ["book", "--count", "1", "-o", str(ex / "book.pdf"), "--export-dir", str(ex)])
+    result = runner.invoke(app, ["book", "--spec", "classic",
+                                 "--count", "1", "-o", str(ex / "book.pdf"), "--export-dir", str(ex)])
     assert result.exit_code == 0, result.output
     assert (ex / "book.pdf").read_bytes() == b"%PDF-fake" and (ex / "mine.txt").read_text() == "keep"
     assert all((ex / name).read_text() == text for name, text in fake_book.items())
@@ -302,7 +303,8 @@ def test_ctrl_c_while_exporting_leaves_no_partial_book(runner: CliRunner, tmp_pa
         return real_write_text(self, *a, **k)
 
     monkeypatch.setattr(Path, "write_text", write_text)
-    result = runner.invoke(app, ["book", "--count", "1", "-o", str(tmp_path / "b.pdf"), "--export-dir", str(ex)])
+    result = runner.invoke(app, ["book", "--spec", "classic",
+                                 "--count", "1", "-o", str(tmp_path / "b.pdf"), "--export-dir", str(ex)])
     monkeypatch.undo()
     assert result.exit_code == 130, result.output
     assert "interrupted" in result.stderr and "Traceback" not in result.output
@@ -350,7 +352,7 @@ BOMB = "".join(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]\n" for i in 
 
 @pytest.mark.parametrize("field, kind", [("format", "spec"), ("include", "spec"), ("goal", "position")])
 def test_an_alias_bomb_is_refused_at_once(runner: CliRunner, tmp_path: Path, field: str, kind: str) -> None:
-    head = "format: rove-position/1\nspec: standard\n" if kind == "position" else ""
+    head = "format: rove-position/1\nspec: classic\n" if kind == "position" else ""
     text = head + "a0: &a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + BOMB + f"{field}: *a9\n"
     assert len(text.encode()) < 600
     f = tmp_path / "bomb.yaml"
@@ -360,7 +362,7 @@ def test_an_alias_bomb_is_refused_at_once(runner: CliRunner, tmp_path: Path, fie
 
 
 def test_aliases_within_the_limits_still_work(runner: CliRunner, tmp_path: Path) -> None:
-    text = STANDARD.read_text()
+    text = CLASSIC.read_text()
     ortho = "arrows: [{kind: standard, dirs: [orthogonal]}]"
     assert text.count(ortho) >= 2
     text = text.replace(ortho, "arrows: &ortho [{kind: standard, dirs: [orthogonal]}]", 1)
@@ -441,7 +443,7 @@ def test_a_symlink_loop_is_a_clean_message(runner: CliRunner, tmp_path: Path) ->
     loop = tmp_path / "loop.yaml"
     loop.symlink_to(loop)
     top = tmp_path / "top.yaml"
-    top.write_text(STANDARD.read_text() + "include: loop.yaml\n")
+    top.write_text(CLASSIC.read_text() + "include: loop.yaml\n")
     refused(runner.invoke(app, ["validate", str(top)]), f"{top}:", "loop of symbolic links")
     refused(runner.invoke(app, ["validate", str(loop)]), str(loop), "symbolic links")
     refused(runner.invoke(app, ["deal", "--seed", "1", "--spec", str(loop), "-o", str(loop)]), str(loop))
@@ -451,7 +453,7 @@ def test_too_many_includes(runner: CliRunner, tmp_path: Path) -> None:
     for i in range(101):  # a file may be included once: 101 different ones
         (tmp_path / f"empty{i}.yaml").write_text("format: rove-spec/1\n")
     top = tmp_path / "top.yaml"
-    top.write_text(STANDARD.read_text() + "include: [" + ", ".join(f"empty{i}.yaml" for i in range(101)) + "]\n")
+    top.write_text(CLASSIC.read_text() + "include: [" + ", ".join(f"empty{i}.yaml" for i in range(101)) + "]\n")
     refused(runner.invoke(app, ["validate", str(top)]), f"{top}:", "more than 100 includes")
 
 
@@ -474,7 +476,8 @@ def test_budget_limit(runner: CliRunner, tmp_path: Path, position: Path) -> None
 def test_option_limits(runner: CliRunner, tmp_path: Path) -> None:
     refused(runner.invoke(app, ["check", "standard", "--deals", "100001"]), "--deals")
     refused(runner.invoke(app, ["check", "standard", "--jobs", str(default_jobs() + 1)]), "--jobs", "core")
-    refused(runner.invoke(app, ["book", "--count", "201", "-o", str(tmp_path / "b.pdf")]), "--count")
+    refused(runner.invoke(app, ["book", "--spec", "classic",
+                                "--count", "201", "-o", str(tmp_path / "b.pdf")]), "--count")
     refused(runner.invoke(app, ["generate", "missions", "--count", "25"]), "--count")
     assert list(tmp_path.iterdir()) == []
 

@@ -109,7 +109,8 @@ def test_book_imposition_booklet_writes_the_imposed_book(tmp_path) -> None:  # t
 
     flat, booklet = tmp_path / "flat.pdf", tmp_path / "booklet.pdf"
     for path, extra in ((flat, []), (booklet, ["--imposition", "booklet"])):
-        result = CliRunner().invoke(app, ["book", "--count", "2", "--seed", "3", "-o", str(path), *extra])
+        result = CliRunner().invoke(app, ["book", "--spec", "classic",
+                                          "--count", "2", "--seed", "3", "-o", str(path), *extra])
         assert result.exit_code == 0, result.output
     pages = len(PdfReader(flat).pages)
     assert len(PdfReader(booklet).pages) == (pages + 3) // 4 * 2

@@ -37,7 +37,7 @@ from rove.solve.nodes import Budget
 PUZZLE = """\
 format: rove-position/1
 title: "Puzzle 5: bonus first"
-spec: standard
+spec: classic
 goal: mission
 layout: |
   M L S
@@ -57,7 +57,7 @@ PUZZLE_PLAN = ["play c06+", "C N2", "L NW2", "M E1"]
 #: c06 is played for its base points.
 LAST_MISSION = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: game
 layout: |
   C G S
@@ -177,18 +177,18 @@ def test_the_optimal_plan_completes_the_puzzle_and_exports_replay(puzzle_file: P
 
 
 def test_an_exported_position_names_a_copied_spec_by_its_absolute_path(tmp_path: Path) -> None:
-    """A book export names its spec relative to the puzzle (specs/standard.yaml); the
+    """A book export names its spec relative to the puzzle (specs/classic.yaml); the
     browser may save an export anywhere, so the export names that file absolutely."""
-    from conftest import STANDARD
+    from conftest import CLASSIC
 
     book = tmp_path / "book"
     (book / "specs").mkdir(parents=True)
-    (book / "specs" / "standard.yaml").write_bytes(STANDARD.read_bytes())
-    (book / "05.yaml").write_text(PUZZLE.replace("spec: standard", "spec: specs/standard.yaml"), encoding="utf-8")
+    (book / "specs" / "classic.yaml").write_bytes(CLASSIC.read_bytes())
+    (book / "05.yaml").write_text(PUZZLE.replace("spec: classic", "spec: specs/classic.yaml"), encoding="utf-8")
     client, _, _ = make(book / "05.yaml")
     post(client, "play c06+")
     text = client.get("/api/export/position").text
-    assert f"spec: {(book / 'specs' / 'standard.yaml').resolve()}" in text
+    assert f"spec: {(book / 'specs' / 'classic.yaml').resolve()}" in text
     assert 'title: "Puzzle 5: bonus first (after step 1)"' in text
     elsewhere = tmp_path / "downloads"
     elsewhere.mkdir()
@@ -196,7 +196,7 @@ def test_an_exported_position_names_a_copied_spec_by_its_absolute_path(tmp_path:
     assert load_position(elsewhere / "saved.yaml").current is not None
     # a bundled spec stays a name
     client, _, _ = make(make_file(tmp_path, PUZZLE))
-    assert "spec: standard\n" in client.get("/api/export/position").text
+    assert "spec: classic\n" in client.get("/api/export/position").text
 
 
 def test_undo_redo_and_goto(puzzle_file: Path) -> None:

@@ -18,7 +18,7 @@ from rove.spec import load_spec
 # The example of docs/FORMATS.md, "Positions".
 POS = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: game
 layout: |
   B C G
@@ -82,9 +82,9 @@ def one_problem(tmp_path: Path, text: str) -> Problem:
 # --------------------------------------------------------------------------- loading
 
 
-def test_contract_example_loads(tmp_path: Path, standard) -> None:
+def test_contract_example_loads(tmp_path: Path, classic) -> None:
     pos = load_position(write(tmp_path / "pos.yaml", POS))
-    assert pos.spec == standard and pos.spec_ref == "standard"
+    assert pos.spec == classic and pos.spec_ref == "classic"
     assert pos.goal == "game" and pos.mission == "c01"
     assert pos.cells == {"B": (0, 0), "C": (1, 0), "G": (2, 0), "L": (0, 1), "M": (1, 1), "S": (2, 1)}
     assert pos.hand == ("c02", "c03", "c04", "c05", "c06")
@@ -134,7 +134,7 @@ def test_bare_budget_loads(tmp_path: Path) -> None:
 
 
 def test_puzzle_may_omit_draw_and_discard(tmp_path: Path) -> None:
-    text = "format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B C G\n  L M S\n" \
+    text = "format: rove-position/1\nspec: classic\ngoal: mission\nlayout: |\n  B C G\n  L M S\n" \
            "mission: c07\nhand: [c01, c02]\n"
     pos = load_position(write(tmp_path / "puzzle.yaml", text))
     assert pos.goal == "mission" and pos.draw == () and pos.discard == ()
@@ -162,7 +162,7 @@ def test_rules_options(tmp_path: Path) -> None:
 
 def test_spec_path_is_relative_to_the_position_files_folder(tmp_path: Path, monkeypatch) -> None:
     write(tmp_path / "decks" / "seven.yaml", SEVEN)
-    text = variant("spec: standard", "spec: ../decks/seven.yaml")
+    text = variant("spec: classic", "spec: ../decks/seven.yaml")
     text = variant("  B C G\n  L M S\n", "  B C G X\n  L M S\n", text)
     text = variant("mission: c01\nhand: [c02, c03, c04, c05, c06]\ndraw: [c07, c08, c09, c10, c11, c12]",
                    "mission: k1\nhand: [k2, k3]\ndraw: [k4]", text)
@@ -182,7 +182,7 @@ def test_spec_path_is_relative_to_the_position_files_folder(tmp_path: Path, monk
 def test_problems_of_the_positions_spec_name_the_spec_file(tmp_path: Path) -> None:
     spec_text = SEVEN.replace("ability: coil", "ability: kettle")
     spec_path = write(tmp_path / "seven.yaml", spec_text)
-    text = variant("spec: standard", "spec: seven.yaml")
+    text = variant("spec: classic", "spec: seven.yaml")
     path, probs = problems_of(tmp_path, text)
     assert [(p.path, p.line) for p in probs] == [(str(path), line_of(text, "seven.yaml")),
                                                  (str(spec_path), line_of(spec_text, "kettle"))]
@@ -214,7 +214,7 @@ def test_missing_format(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("old", "key"), [
-    ("spec: standard\n", "spec"),
+    ("spec: classic\n", "spec"),
     ("layout: |\n  B C G\n  L M S\n", "layout"),
     ("mission: c01\n", "mission"),
 ])
@@ -231,7 +231,7 @@ def test_missing_spec_layout_and_mission_at_once(tmp_path: Path) -> None:
 
 
 def test_unknown_spec(tmp_path: Path) -> None:
-    _, probs = problems_of(tmp_path, variant("spec: standard", "spec: nosuch"))
+    _, probs = problems_of(tmp_path, variant("spec: classic", "spec: nosuch"))
     assert len(probs) == 2
     assert "spec 'nosuch' cannot be used" in probs[0].message
     assert "no bundled spec or file of that name" in probs[1].message
@@ -239,20 +239,20 @@ def test_unknown_spec(tmp_path: Path) -> None:
 
 
 def test_unknown_spec_names_the_position_file_and_line(tmp_path: Path) -> None:
-    text = variant("spec: standard", "spec: nosuch")
+    text = variant("spec: classic", "spec: nosuch")
     path, probs = problems_of(tmp_path, text)
     assert (str(path), line_of(text, "nosuch")) in [(p.path, p.line) for p in probs]
 
 
 def test_missing_spec_file(tmp_path: Path) -> None:
-    _, probs = problems_of(tmp_path, variant("spec: standard", "spec: decks/missing.yaml"))
+    _, probs = problems_of(tmp_path, variant("spec: classic", "spec: decks/missing.yaml"))
     assert len(probs) == 2
     assert probs[1].path == str(tmp_path / "decks" / "missing.yaml")
     assert "no such file" in probs[1].message
 
 
 def test_spec_must_be_text(tmp_path: Path) -> None:
-    text = variant("spec: standard", "spec: [standard]")
+    text = variant("spec: classic", "spec: [classic]")
     p = one_problem(tmp_path, text)
     assert p.line == line_of(text, "spec:")
     assert p.message == "spec must be a bundled name or a path"
@@ -333,14 +333,14 @@ def test_unknown_card_id(tmp_path: Path, old: str, new: str, key: str) -> None:
     text = variant(old, new)
     p = one_problem(tmp_path, text)
     assert p.line == line_of(text, f"{key}:")
-    assert f"{key} names card '" in p.message and "which 'Standard deck' does not have" in p.message
+    assert f"{key} names card '" in p.message and "which 'Classic deck' does not have" in p.message
 
 
 def test_completed_unknown_card_and_too_many(tmp_path: Path) -> None:
     text = variant("missions_done: 0", "missions_done: 1\ncompleted: [zz]")
     p = one_problem(tmp_path, text)
     assert p.line == line_of(text, "completed")
-    assert p.message == "completed names card 'zz', which 'Standard deck' does not have"
+    assert p.message == "completed names card 'zz', which 'Classic deck' does not have"
     text = variant("missions_done: 0", "missions_done: 1\ncompleted: [c11, c12]")
     text = variant("draw: [c07, c08, c09, c10, c11, c12]", "draw: [c07, c08, c09, c10]", text)
     p = one_problem(tmp_path, text)
@@ -455,20 +455,20 @@ def test_missing_position_file(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- deals and round trips
 
 
-def test_deal_dump_load_round_trip_is_equal_and_byte_stable(tmp_path: Path, standard) -> None:
+def test_deal_dump_load_round_trip_is_equal_and_byte_stable(tmp_path: Path, classic) -> None:
     for difficulty in DIFFICULTIES:
         for seed in (0, 1, 12345):
-            pos = deal(standard, seed, difficulty)
+            pos = deal(classic, seed, difficulty)
             text = dump_position(pos)
             path = write(tmp_path / f"{difficulty}-{seed}.yaml", text)
             again = load_position(path)
             assert again == pos
-            assert again.spec_ref == "standard"
+            assert again.spec_ref == "classic"
             assert dump_position(again) == text
             assert dump_position(parse_position(text)) == text
 
 
-def test_dump_layout(standard) -> None:
+def test_dump_layout(classic) -> None:
     pos = load_position_text(POS)
     assert dump_position(pos) == POS
 
@@ -477,25 +477,25 @@ def load_position_text(text: str) -> Position:
     return parse_position(text, "pos.yaml")
 
 
-def test_same_seed_same_deal_and_different_seeds_differ(standard) -> None:
-    assert deal(standard, 42) == deal(standard, 42)
-    assert dump_position(deal(standard, 42)) == dump_position(deal(standard, 42))
-    texts = {dump_position(deal(standard, seed)) for seed in range(20)}
+def test_same_seed_same_deal_and_different_seeds_differ(classic) -> None:
+    assert deal(classic, 42) == deal(classic, 42)
+    assert dump_position(deal(classic, 42)) == dump_position(deal(classic, 42))
+    texts = {dump_position(deal(classic, seed)) for seed in range(20)}
     assert len(texts) >= 15
-    layouts = {deal(standard, seed).layout for seed in range(20)}
-    missions = {deal(standard, seed).mission for seed in range(20)}
+    layouts = {deal(classic, seed).layout for seed in range(20)}
+    missions = {deal(classic, seed).mission for seed in range(20)}
     assert len(layouts) >= 10 and len(missions) >= 5
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_deals_follow_the_setup_rules(standard, difficulty: str) -> None:
+def test_deals_follow_the_setup_rules(classic, difficulty: str) -> None:
     size = {"normal": 5, "hard": 4, "impossible": 3}[difficulty]
     assert HAND_SIZES[difficulty] == size
-    ids = sorted(c.id for c in standard.cards)
+    ids = sorted(c.id for c in classic.cards)
     for seed in range(10):
-        pos = deal(standard, seed, difficulty)
+        pos = deal(classic, seed, difficulty)
         # modules dealt active side up into 2 rows x 3 columns
-        assert sorted(pos.cells) == sorted(standard.codes)
+        assert sorted(pos.cells) == sorted(classic.codes)
         assert set(pos.cells.values()) == {(x, y) for x in range(3) for y in range(2)}
         assert pos.spent == frozenset()
         # every card once: the top card the mission, the next cards the hand, the rest the draw
@@ -506,18 +506,18 @@ def test_deals_follow_the_setup_rules(standard, difficulty: str) -> None:
         assert pos.missions_done == 0 and pos.goal == "game" and pos.rules == Rules()
 
 
-def test_difficulties_share_the_shuffle(standard) -> None:
+def test_difficulties_share_the_shuffle(classic) -> None:
     # the same seed shuffles the same way; only the split between hand and draw differs
     for seed in range(5):
-        normal, hard, impossible = (deal(standard, seed, d) for d in ("normal", "hard", "impossible"))
+        normal, hard, impossible = (deal(classic, seed, d) for d in ("normal", "hard", "impossible"))
         assert normal.layout == hard.layout == impossible.layout
         assert normal.mission == hard.mission == impossible.mission
         assert normal.hand + normal.draw == hard.hand + hard.draw == impossible.hand + impossible.draw
 
 
-def test_deal_rejects_an_unknown_difficulty(standard) -> None:
+def test_deal_rejects_an_unknown_difficulty(classic) -> None:
     with pytest.raises(ValueError, match="difficulty must be one of normal, hard, impossible"):
-        deal(standard, 1, "easy")
+        deal(classic, 1, "easy")
 
 
 def test_deal_of_a_custom_spec_wraps_modules_at_three_a_row(tmp_path: Path) -> None:
@@ -531,14 +531,28 @@ def test_deal_of_a_custom_spec_wraps_modules_at_three_a_row(tmp_path: Path) -> N
     assert again == pos
 
 
+def test_a_deal_names_the_deck_it_was_dealt_from(tmp_path: Path, classic) -> None:
+    """A bundled deck by its name, any other by its file: written out and read back, the
+    deal is dealt from the same deck (it once named the default deck whatever it came from)."""
+    from conftest import CLASSIC
+
+    assert deal(classic, 1).spec_ref == "classic"
+    assert deal(load_spec("standard"), 1).spec_ref == "standard"
+    mine = tmp_path / "mine.yaml"
+    mine.write_bytes(CLASSIC.read_bytes())
+    pos = deal(load_spec(mine), 1)
+    assert pos.spec_ref == str(mine) and load_position(write(tmp_path / "d.yaml", dump_position(pos))) == pos
+    assert deal(classic, 1, spec_ref="elsewhere.yaml").spec_ref == "elsewhere.yaml"
+
+
 @pytest.mark.parametrize("rules", [
     Rules(auto_complete_on_reveal=False),
     Rules(recycle="when_empty"),
     Rules(gripper_target="active_only"),
     Rules(auto_complete_on_reveal=False, recycle="when_empty", gripper_target="active_only"),
 ])
-def test_non_default_rules_round_trip(standard, rules: Rules) -> None:
-    pos = deal(standard, 7, rules=rules)
+def test_non_default_rules_round_trip(classic, rules: Rules) -> None:
+    pos = deal(classic, 7, rules=rules)
     text = dump_position(pos)
     assert "rules: {}" not in text
     again = parse_position(text)
@@ -555,8 +569,8 @@ def test_rules_values_and_defaults() -> None:
         Rules(auto_complete_on_reveal=1)  # type: ignore[arg-type]
 
 
-def test_mid_game_round_trip(standard) -> None:
-    pos = replace(deal(standard, 9), spent=frozenset({"L", "S"}), missions_done=2,
+def test_mid_game_round_trip(classic) -> None:
+    pos = replace(deal(classic, 9), spent=frozenset({"L", "S"}), missions_done=2,
                   completed=("c01", "c02"), current=Current(None, 3), goal="mission")
     ids = [c for c in (pos.mission, *pos.hand, *pos.draw) if c not in ("c01", "c02")]
     pos = replace(pos, mission=ids[0], hand=tuple(ids[1:4]), draw=tuple(ids[4:8]), discard=tuple(ids[8:]))

@@ -28,13 +28,13 @@ IN = 72.0  # points per inch
 
 
 @cache
-def standard() -> Spec:
-    return load_spec("standard")
+def classic() -> Spec:
+    return load_spec("classic")
 
 
 @cache
 def printed(preset: str) -> PrintFiles:
-    return render_print(standard(), resolve_job(preset))
+    return render_print(classic(), resolve_job(preset))
 
 
 def box(page, name: str) -> tuple[float, ...]:  # type: ignore[no-untyped-def]
@@ -94,7 +94,7 @@ def test_home_sheets_carry_boxes_and_ask_for_actual_size() -> None:
             assert media[0] < trim[0] and trim[2] < media[2]
             assert bleed[0] <= trim[0] and trim[2] <= bleed[2]
     # With bleed the BleedBox grows past the TrimBox by the bleed on every side.
-    pdf = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions("a4", "fronts", 3.0, "poker"))))
+    pdf = PdfReader(io.BytesIO(render_cards_pdf(classic(), CardOptions("a4", "fronts", 3.0, "poker"))))
     trim, bleed = box(pdf.pages[0], "/TrimBox"), box(pdf.pages[0], "/BleedBox")
     assert trim[0] - bleed[0] == pytest.approx(3 * MM, abs=0.01)
     assert bleed[3] - trim[3] == pytest.approx(3 * MM, abs=0.01)
@@ -104,7 +104,7 @@ def test_drivethrucards_is_one_card_a_page_back_then_front_cmyk() -> None:
     data = printed("drivethrucards").pdf
     assert data is not None
     pdf = PdfReader(io.BytesIO(data))
-    pairs = card_faces(standard())
+    pairs = card_faces(classic())
     assert len(pdf.pages) == 2 * len(pairs)
     expected = [f.key for front, back in pairs for f in (back, front)]
     assert [k for page in pdf.pages for k in marks(page)] == expected
@@ -120,9 +120,9 @@ def test_drivethrucards_is_one_card_a_page_back_then_front_cmyk() -> None:
 
 
 def test_rgb_is_the_default_and_cmyk_an_option() -> None:
-    rgb = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions())))
+    rgb = PdfReader(io.BytesIO(render_cards_pdf(classic(), CardOptions())))
     assert b"rg" in content_ops(rgb.pages[0])
-    cmyk = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions(color="cmyk"))))
+    cmyk = PdfReader(io.BytesIO(render_cards_pdf(classic(), CardOptions(color="cmyk"))))
     assert not content_ops(cmyk.pages[0]) & {b"rg", b"RG"} and b"k" in content_ops(cmyk.pages[0])
 
 
@@ -130,7 +130,7 @@ def test_rgb_is_the_default_and_cmyk_an_option() -> None:
                                               ("makeplayingcards", (815, 1110))])
 def test_png_presets_are_exact_pixel_sizes(preset: str, size: tuple[int, int]) -> None:
     files = printed(preset).files
-    assert sorted(files) == sorted(f"{f.key}.png" for pair in card_faces(standard()) for f in pair)
+    assert sorted(files) == sorted(f"{f.key}.png" for pair in card_faces(classic()) for f in pair)
     for data in files.values():
         with Image.open(io.BytesIO(data)) as im:
             assert im.format == "PNG" and im.size == size
@@ -158,7 +158,7 @@ def test_tts_sheet_has_the_hidden_card_last_and_backs_in_the_same_cells() -> Non
 
 def test_outputs_are_byte_identical_for_the_same_inputs() -> None:
     for preset in ("drivethrucards", "tts", "home-a4"):
-        again = render_print(standard(), resolve_job(preset))
+        again = render_print(classic(), resolve_job(preset))
         assert again.pdf == printed(preset).pdf and again.files == printed(preset).files
 
 
@@ -168,7 +168,7 @@ def test_outputs_are_byte_identical_for_the_same_inputs() -> None:
 def test_options_override_the_preset() -> None:
     job = resolve_job("drivethrucards", bleed_mm=2.0, color="rgb")
     assert job.opts.bleed_mm == 2.0 and job.opts.color == "rgb" and job.opts.order == "back-front"
-    data = render_print(standard(), job).pdf
+    data = render_print(classic(), job).pdf
     assert data is not None
     page = PdfReader(io.BytesIO(data)).pages[0]
     assert box(page, "/MediaBox")[2] == round(2.5 * IN + 4 * MM, 2)
@@ -198,23 +198,23 @@ def test_preflight_catches_a_title_outside_the_safe_zone(monkeypatch: pytest.Mon
 
     # The title drawn at 30 pt on one line runs past both sides of the card.
     monkeypatch.setattr(cards, "mission_title_fit", lambda title, measure: TitleFit(30.0, (title,), True))
-    files = render_print(standard(), resolve_job("drivethrucards"))
+    files = render_print(classic(), resolve_job("drivethrucards"))
     result = run_preflight(files)
     assert not result.ok
-    title = standard().card("c04").mission.title
+    title = classic().card("c04").mission.title
     assert title == "Cross the Crevasse"
     bad = [p for p in result.problems if p.item == "card-c04-mission"]
     assert {(p.check, p.where) for p in bad} == {("safe zone", "left edge"), ("safe zone", "right edge")}
     assert all(title in p.detail and p.by_mm is not None and p.by_mm > 5 for p in bad)
     # Only mission sides are touched, and only their titles fail.
-    assert {p.item for p in result.problems} <= {f"card-{c.id}-mission" for c in standard().cards}
+    assert {p.item for p in result.problems} <= {f"card-{c.id}-mission" for c in classic().cards}
     assert all(p.check == "safe zone" for p in result.problems)
     text = "\n".join(preflight_lines(result))
     assert "card-c04-mission" in text and "left edge" in text and "nothing written" in text
 
 
 def test_preflight_catches_a_wrong_page_size() -> None:
-    data, faces = render_faces_pdf(standard(), CardOptions(card="bridge", bleed_mm=3.175))
+    data, faces = render_faces_pdf(classic(), CardOptions(card="bridge", bleed_mm=3.175))
     problems, checked = check_faces_pdf(data, faces, "poker", 3.175, 3.175, 300)
     assert checked == 36
     sizes = [p for p in problems if p.check == "page size"]
@@ -223,7 +223,7 @@ def test_preflight_catches_a_wrong_page_size() -> None:
 
 
 def test_preflight_catches_art_that_stops_short_of_the_bleed() -> None:
-    data, faces = render_faces_pdf(standard(), CardOptions(bleed_mm=0.0))
+    data, faces = render_faces_pdf(classic(), CardOptions(bleed_mm=0.0))
     # The same art on a page with room for 3 mm of bleed: the background stops at the cut.
     from pypdf import PdfWriter
     from pypdf.generic import RectangleObject
@@ -253,11 +253,11 @@ def test_cli_preflight_failure_writes_nothing_and_exits_1(tmp_path: Path) -> Non
 
 
 def test_cli_writes_a_service_preset_after_its_preflight(tmp_path: Path) -> None:
-    result = run("standard", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(tmp_path / "tgc"))
+    result = run("classic", "--preset", "thegamecrafter", "--dpi", "72", "-o", str(tmp_path / "tgc"))
     assert result.exit_code == 0, result.output
     assert "preflight thegamecrafter: ok" in result.output
     assert len(list((tmp_path / "tgc").glob("*.png"))) == 36
-    home = run("standard", "--preset", "home-letter", "-o", str(tmp_path / "home.pdf"))
+    home = run("classic", "--preset", "home-letter", "-o", str(tmp_path / "home.pdf"))
     assert home.exit_code == 0 and "preflight" not in home.output  # home: only when asked
     assert (tmp_path / "home.pdf").read_bytes() == printed("home-letter").pdf
 
@@ -271,24 +271,24 @@ def _text(data: bytes | None, page: int = 0) -> str:
 
 
 def test_stamp_is_on_for_home_sheets_off_for_services_and_deterministic(tmp_path: Path) -> None:
-    short = stamp_text(standard(), None)
-    text = stamp_text(standard(), "2026-12-01")
-    assert short.startswith("Standard deck · ") and len(short.split(" · ")[1]) == 8
+    short = stamp_text(classic(), None)
+    text = stamp_text(classic(), "2026-12-01")
+    assert short.startswith("Classic deck · ") and len(short.split(" · ")[1]) == 8
     assert text == short + " · 2026-12-01"
     assert _text(printed("home-a4").pdf).count(short) == 9  # on every face of the sheet
-    assert "Standard deck ·" not in _text(printed("drivethrucards").pdf)
-    assert "Standard deck ·" not in _text(render_print(standard(), resolve_job("home-a4", stamp=False)).pdf)
-    dated = render_print(standard(), resolve_job("drivethrucards", stamp_date="2026-12-01"))
+    assert "Classic deck ·" not in _text(printed("drivethrucards").pdf)
+    assert "Classic deck ·" not in _text(render_print(classic(), resolve_job("home-a4", stamp=False)).pdf)
+    dated = render_print(classic(), resolve_job("drivethrucards", stamp_date="2026-12-01"))
     assert text in _text(dated.pdf)
     assert run_preflight(dated).ok  # the stamp sits in the strip every face keeps free
     a, b = tmp_path / "a.pdf", tmp_path / "b.pdf"
     for path in (a, b):
-        result = run("standard", "--stamp-date", "2026-12-01", "-o", str(path), "--preflight")
+        result = run("classic", "--stamp-date", "2026-12-01", "-o", str(path), "--preflight")
         assert result.exit_code == 0, result.output
     assert a.read_bytes() == b.read_bytes()
     assert _text(a.read_bytes(), 1).count(text) == 9
     # A different spec gives a different hash.
-    other = load_spec("standard")
+    other = load_spec("classic")
     from dataclasses import replace
 
     assert stamp_text(replace(other, name="Other deck"), None).split(" · ")[1] != short.split(" · ")[1]
@@ -320,8 +320,8 @@ def _marks_at(page) -> dict[str, tuple[float, float]]:  # type: ignore[no-untype
 
 
 def test_back_offset_shifts_the_back_pages_only() -> None:
-    plain = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions())))
-    moved = PdfReader(io.BytesIO(render_cards_pdf(standard(), CardOptions(back_offset_mm=(1.0, -0.5)))))
+    plain = PdfReader(io.BytesIO(render_cards_pdf(classic(), CardOptions())))
+    moved = PdfReader(io.BytesIO(render_cards_pdf(classic(), CardOptions(back_offset_mm=(1.0, -0.5)))))
     for i, (a, b) in enumerate(zip(plain.pages, moved.pages, strict=True)):
         pa, pb = _marks_at(a), _marks_at(b)
         assert set(pa) == set(pb) and pa
@@ -367,7 +367,7 @@ def test_calibration_sheet_puts_the_scales_behind_the_crosses(tmp_path: Path) ->
 ])
 def test_tight_margins_still_say_print_at_100_percent(paper: str, layout: str, card: str, bleed: float) -> None:
     """Margins 5 mm from the edge can be too narrow for the whole note: the short one is printed."""
-    data = render_cards_pdf(standard(), CardOptions(paper, layout, bleed, card))
+    data = render_cards_pdf(classic(), CardOptions(paper, layout, bleed, card))
     first = " ".join(PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
     assert "100% scale" in first and "fit to page" in first
 
@@ -404,7 +404,7 @@ def test_preflight_catches_a_font_that_is_not_embedded() -> None:
     c.drawString(40, 120, "Standard font")
     c.showPage()
     c.save()
-    faces = card_faces(standard())[0][:1]
+    faces = card_faces(classic())[0][:1]
     problems, _ = check_faces_pdf(buf.getvalue(), faces, "poker", 9 / MM, 9 / MM, 300)
     assert [(p.check, p.detail) for p in problems] == [("fonts", "font of 'Standard font' is not embedded")]
 
@@ -414,21 +414,21 @@ def test_tts_decks_larger_than_a_sheet_take_several(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(printing, "TTS_MAX_COLS", 3)
     monkeypatch.setattr(printing, "TTS_MAX_ROWS", 2)  # 5 cards and the hidden one a sheet
-    out = render_print(standard(), resolve_job("tts"))
+    out = render_print(classic(), resolve_job("tts"))
     manifest = json.loads(out.files["deck.json"])
     assert [(s["cols"], s["rows"], s["cards"]) for s in manifest["sheets"]] == \
         [(3, 2, 5), (3, 2, 5), (3, 2, 5), (3, 2, 3)]
     assert sorted(out.files) == sorted([*(f"deck-{k}-{side}.png" for k in range(1, 5)
                                           for side in ("fronts", "backs")), "deck.json"])
     keys = [k for s in out.tts_sheets for k in s["fronts_keys"]]
-    assert keys == [front.key for front, _ in card_faces(standard())]
+    assert keys == [front.key for front, _ in card_faces(classic())]
     assert run_preflight(out).ok
 
 
 def test_preflight_sees_ink_within_5_mm_of_the_edge() -> None:
     """Backs moved 3 mm up and right bring their crop marks within 2 mm of the top edge: the
     rendered page shows it; the fronts stay clear."""
-    result = run_preflight(render_print(standard(), resolve_job("home-a4", back_offset_mm=(3.0, 3.0))))
+    result = run_preflight(render_print(classic(), resolve_job("home-a4", back_offset_mm=(3.0, 3.0))))
     edges = [p for p in result.problems if p.check == "edge"]
     assert [p.item for p in edges] == ["page 2", "page 4"]
     assert all(p.by_mm is not None and 2.5 <= p.by_mm <= 3.6 for p in edges), edges
@@ -437,13 +437,13 @@ def test_preflight_sees_ink_within_5_mm_of_the_edge() -> None:
 def test_preflight_catches_rgb_in_a_cmyk_file() -> None:
     from dataclasses import replace
 
-    rgb = render_print(standard(), resolve_job("drivethrucards", color="rgb"))
+    rgb = render_print(classic(), resolve_job("drivethrucards", color="rgb"))
     # The same RGB pages checked as if CMYK had been asked for.
     claimed = replace(rgb, job=replace(rgb.job, opts=replace(rgb.job.opts, color="cmyk")))
     colour = [p for p in run_preflight(claimed).problems if p.check == "colour"]
     assert len(colour) == 36 and "RGB fill" in colour[0].detail
     assert run_preflight(printed("drivethrucards")).ok
-    sheets = render_print(standard(), resolve_job("home-a4", color="cmyk"))
+    sheets = render_print(classic(), resolve_job("home-a4", color="cmyk"))
     assert run_preflight(sheets).ok
 
 
@@ -458,7 +458,7 @@ def test_pngs_are_identical_across_processes() -> None:
         import hashlib
         from rove.pdf.printing import render_print, resolve_job
         from rove.spec import load_spec
-        files = render_print(load_spec("standard"), resolve_job("tts")).files
+        files = render_print(load_spec("classic"), resolve_job("tts")).files
         print(hashlib.sha256(b"".join(files[k] for k in sorted(files))).hexdigest())
     """)
     env = {**os.environ, "PYTHONHASHSEED": "4321"}

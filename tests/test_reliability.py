@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import STANDARD, rove_script, standard_data
+from conftest import CLASSIC, classic_data, rove_script
 from test_hardening import leftovers, refused
 from typer.testing import CliRunner
 
@@ -38,7 +38,7 @@ from rove.outputs import MANIFEST
 @pytest.fixture
 def nested(tmp_path: Path) -> tuple[Path, Path, Path]:
     """top.yaml includes mid/mid.yaml, which includes ../leaf.yaml: (top, mid, leaf)."""
-    data = standard_data()
+    data = classic_data()
     cards = data.pop("cards")
     modules = data.pop("modules")
     (tmp_path / "mid").mkdir()
@@ -101,7 +101,8 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def _book(runner: CliRunner, ex: Path, *more: str):
-    return runner.invoke(app, ["book", "--count", "1", "-o", str(ex / "book.pdf"), "--export-dir", str(ex),
+    return runner.invoke(app, ["book", "--spec", "classic",
+                               "--count", "1", "-o", str(ex / "book.pdf"), "--export-dir", str(ex),
                                *more])
 
 
@@ -175,8 +176,8 @@ def test_png_dir_refuses_to_replace_previews_without_force(runner: CliRunner, tm
 def test_the_bundled_spec_lists_itself_as_its_only_source() -> None:
     from rove.spec import load_spec
 
-    assert load_spec("standard").sources == (STANDARD,)
-    assert os.path.samefile(load_spec(STANDARD).sources[0], STANDARD)
+    assert load_spec("classic").sources == (CLASSIC,)
+    assert os.path.samefile(load_spec(CLASSIC).sources[0], CLASSIC)
 
 
 # --------------------------------------------------------------------------- no traceback on nearly valid input
@@ -210,16 +211,16 @@ def test_an_empty_layout_is_refused_by_every_command(runner: CliRunner, tmp_path
 @pytest.mark.parametrize("field, value", [("id", "brain"), ("code", "B")])
 def test_a_module_id_or_code_with_a_final_line_break_is_refused(runner: CliRunner, tmp_path: Path,
                                                                 field: str, value: str) -> None:
-    text = STANDARD.read_text().replace(f"  - {field}: {value}\n" if field == "id" else f"    code: {value}\n",
+    text = CLASSIC.read_text().replace(f"  - {field}: {value}\n" if field == "id" else f"    code: {value}\n",
                                         f"  - {field}: \"{value}\\n\"\n" if field == "id"
                                         else f"    code: \"{value}\\n\"\n", 1)
-    assert text != STANDARD.read_text()
+    assert text != CLASSIC.read_text()
     (tmp_path / "s.yaml").write_text(text)
     refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), f"{value}\\n")
 
 
 def test_a_card_id_with_a_final_line_break_is_refused(runner: CliRunner, tmp_path: Path) -> None:
-    data = standard_data()
+    data = classic_data()
     data["cards"][0]["id"] = "c01\n"
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(data))
     refused(runner.invoke(app, ["validate", str(tmp_path / "s.yaml")]), "c01\\n")
@@ -301,12 +302,12 @@ def test_a_closed_stdout_is_an_error_when_written(tmp_path: Path) -> None:
 @pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
 def test_a_stdout_that_cannot_show_a_character_gets_it_escaped(tmp_path: Path, encoding: str) -> None:
     spec = tmp_path / "s.yaml"
-    spec.write_text(STANDARD.read_text().replace("name: Standard deck", 'name: "Euro € deck"'), encoding="utf-8")
+    spec.write_text(CLASSIC.read_text().replace("name: Classic deck", 'name: "Euro € deck"'), encoding="utf-8")
     proc = _run(["validate", str(spec)], env={"PYTHONIOENCODING": encoding})
     assert proc.returncode == 0, proc.stderr
     assert "Euro" in proc.stdout and "Traceback" not in proc.stderr
     bad = tmp_path / "bad.yaml"
-    bad.write_text(STANDARD.read_text().replace("name: Standard deck", 'name: "漢 deck"'), encoding="utf-8")
+    bad.write_text(CLASSIC.read_text().replace("name: Classic deck", 'name: "漢 deck"'), encoding="utf-8")
     proc = _run(["validate", str(bad)], env={"PYTHONIOENCODING": encoding})
     assert proc.returncode == 2
     _one_clean_line(proc.stderr, "U+6F22")
@@ -430,7 +431,8 @@ SIGNALS = [pytest.param(signal.SIGTERM, 143, id="SIGTERM"), pytest.param(signal.
 
 @pytest.mark.parametrize("sig, code", SIGNALS)
 @pytest.mark.parametrize("where, args", [
-    ("export", ["book", "--count", "1", "--mix", "mission:1", "-o", "b.pdf", "--export-dir", "ex"]),
+    ("export", ["book", "--spec", "classic",
+                "--count", "1", "--mix", "mission:1", "-o", "b.pdf", "--export-dir", "ex"]),
     ("png", ["cards", "-o", "c.pdf", "--png-dir", "png"]),
 ])
 def test_a_signal_while_outputs_are_staged_leaves_nothing(tmp_path: Path, sig: int, code: int, where: str,
@@ -447,7 +449,7 @@ def test_a_signal_while_outputs_are_staged_leaves_nothing(tmp_path: Path, sig: i
 def test_a_signal_ends_check_and_its_worker_processes(tmp_path: Path, sig: int, code: int) -> None:
     """The workers, the forkserver and the resource tracker end with the main process: no
     process of the command's session is left (a `kill` used to leave four running)."""
-    got, err, alive = _signal_at_ready("pool", ["check", "standard", "--deals", "5000", "--jobs", "2",
+    got, err, alive = _signal_at_ready("pool", ["check", "classic", "--deals", "5000", "--jobs", "2",
                                                 "--starts", "0", "--report", "r.pdf"], sig, tmp_path)
     assert got == code, err
     assert "Traceback" not in err and alive == []
@@ -516,7 +518,7 @@ def _wide_deck(folder: Path, n: int) -> Path:
     two-cell patterns."""
     import string
 
-    data = standard_data()
+    data = classic_data()
     data["modules"] = [{**data["modules"][i % 6], "id": f"m{c.lower()}", "code": c, "name": f"Mod {c}"}
                        for i, c in enumerate(string.ascii_uppercase[:n])]
     for card in data["cards"]:
@@ -558,11 +560,11 @@ def test_generate_missions_above_the_cut_limit_makes_connected_patterns(tmp_path
 
 
 def test_a_spec_on_stdin_or_a_process_substitution_is_read_once(tmp_path: Path) -> None:
-    text = STANDARD.read_text()
+    text = CLASSIC.read_text()
     proc = subprocess.run([rove_script(), "validate", "/dev/stdin"], input=text, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert "ok (spec 'Standard deck'" in proc.stdout
+    assert "ok (spec 'Classic deck'" in proc.stdout
     # `rove validate <(cat spec)`: a pipe named /dev/fd/N
     r, w = os.pipe()
     writer = threading.Thread(target=lambda: (os.write(w, text.encode()), os.close(w)), daemon=True)
@@ -573,7 +575,7 @@ def test_a_spec_on_stdin_or_a_process_substitution_is_read_once(tmp_path: Path) 
     finally:
         os.close(r)
     assert proc.returncode == 0, proc.stderr
-    assert "ok (spec 'Standard deck'" in proc.stdout
+    assert "ok (spec 'Classic deck'" in proc.stdout
 
 
 def test_a_named_pipe_is_waited_for_as_cat_does(tmp_path: Path, runner: CliRunner) -> None:
@@ -651,7 +653,7 @@ def test_solve_has_a_default_node_budget(runner: CliRunner, tmp_path: Path) -> N
 
     assert 1 <= SOLVE_NODES <= MAX_NODES
     pos = tmp_path / "pos.yaml"
-    assert runner.invoke(app, ["deal", "--seed", "1", "-o", str(pos)]).exit_code == 0
+    assert runner.invoke(app, ["deal", "--spec", "classic", "--seed", "1", "-o", str(pos)]).exit_code == 0
     result = runner.invoke(app, ["solve", str(pos), "--node-limit", "10", "--json"])
     assert result.exit_code == 3, result.output
     got = json.loads(result.stdout)
@@ -688,7 +690,7 @@ def test_missions_proven_before_the_limit_are_kept(runner: CliRunner, tmp_path: 
     text = out.read_text()
     assert "# (only the first 1 of 3" in text
     spec = load_spec(out)
-    assert len(spec.cards) == len(load_spec("standard").cards)
+    assert len(spec.cards) == len(load_spec("classic").cards)
 
 
 
@@ -702,7 +704,7 @@ def test_two_exports_into_one_folder_never_mix(tmp_path: Path, existing: bool) -
     ex = tmp_path / "ex"
     if existing:
         ex.mkdir()  # an existing empty folder: both would move their files in
-    args = ["book", "--count", "1", "--mix", "mission:1", "--export-dir", "ex"]
+    args = ["book", "--spec", "classic", "--count", "1", "--mix", "mission:1", "--export-dir", "ex"]
     a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *args, "--seed", "3", "-o", "a.pdf"],
                          cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
@@ -736,9 +738,9 @@ def test_a_book_from_a_spec_on_stdin_exports_it(tmp_path: Path) -> None:
     """The export ships the spec it read, not a second read of the pipe (which would be
     empty, or wait for ever on a named pipe)."""
     proc = subprocess.run([rove_script(), "book", "--spec", "/dev/stdin", "--count", "1", "--mix", "mission:1",
-                           "-o", "b.pdf", "--export-dir", "ex"], input=STANDARD.read_text(), capture_output=True,
+                           "-o", "b.pdf", "--export-dir", "ex"], input=CLASSIC.read_text(), capture_output=True,
                           text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     from rove.spec import load_spec
 
-    assert load_spec(tmp_path / "ex" / "specs" / "stdin.yaml") == load_spec("standard")
+    assert load_spec(tmp_path / "ex" / "specs" / "stdin.yaml") == load_spec("classic")

@@ -21,7 +21,7 @@ from rove.replay import replay, run_plan, states_along, verify_plan
 # and moving Gripper SW puts G under C and completes the mission.
 POSITION = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   B L S

@@ -368,7 +368,7 @@ current: {card: null, points: 0}
 # (row B L G) does it in one ability.
 STANDARD_LASER = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   B L S
@@ -381,7 +381,7 @@ current: {card: null, points: 0}
 # Standard spec, mission c06 Dust Storm "M # / # #" matches at once.
 STANDARD_MATCHED = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   M B S
@@ -541,7 +541,7 @@ def test_tie_breaks_pick_the_expected_cards(specs: Path) -> None:
 # Standard spec, a puzzle that takes thousands of A* nodes (6 points, 1 card, 1 ability).
 HARD = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   . . . C
@@ -624,7 +624,7 @@ def agree(seeds: range, astar_nodes: int, bfs_nodes: int, keep_hand: bool = Fals
           min_decided: float = 0.4) -> None:
     """A* and the plain uniform-cost baseline give the same status and cost on every
     puzzle both decide within their node limits; every plan replays to the goal."""
-    spec = load_spec("standard")
+    spec = load_spec("classic")
     decided = 0
     statuses: set[str] = set()
     mismatches = []

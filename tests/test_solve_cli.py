@@ -77,7 +77,7 @@ mission: row4
 # Standard spec: a puzzle that needs thousands of nodes.
 HARD_PUZZLE = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   . . . C
@@ -234,13 +234,13 @@ def test_human_output_for_unsolvable_and_unknown(runner: CliRunner, files: Path)
 
 
 BAD_POSITIONS = {
-    "yaml syntax": "format: rove-position/1\nspec: standard\nlayout: [unclosed\n",
-    "unknown module": ("format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B L S\n  C G X\n"
+    "yaml syntax": "format: rove-position/1\nspec: classic\nlayout: [unclosed\n",
+    "unknown module": ("format: rove-position/1\nspec: classic\ngoal: mission\nlayout: |\n  B L S\n  C G X\n"
                        "mission: c01\n"),
     "missing spec file": "format: rove-position/1\nspec: nowhere.yaml\nlayout: |\n  A\nmission: c01\n",
-    "bad goal": ("format: rove-position/1\nspec: standard\ngoal: everything\nlayout: |\n  B L S\n  C G M\n"
+    "bad goal": ("format: rove-position/1\nspec: classic\ngoal: everything\nlayout: |\n  B L S\n  C G M\n"
                  "mission: c01\n"),
-    "card twice": ("format: rove-position/1\nspec: standard\ngoal: mission\nlayout: |\n  B L S\n  C G M\n"
+    "card twice": ("format: rove-position/1\nspec: classic\ngoal: mission\nlayout: |\n  B L S\n  C G M\n"
                    "mission: c01\nhand: [c01]\n"),
 }
 
@@ -297,7 +297,7 @@ def test_time_limit_zero_is_unknown_at_once(tmp_path: Path) -> None:
 
     text = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   B C G

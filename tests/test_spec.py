@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import STANDARD, line_of, replace_once, standard_data
+from conftest import CLASSIC, classic_data, line_of, replace_once
 
 from rove import grid
 from rove.errors import InputError, Problem
@@ -115,12 +115,13 @@ def one_problem(text: str) -> Problem:
     return probs[0]
 
 
-# --------------------------------------------------------------------------- the bundled deck
+# --------------------------------------------------------------------------- the bundled decks
 
 
-def test_bundled_standard_deck_loads_and_passes(standard: Spec) -> None:
-    spec = standard
-    assert spec.name == "Standard deck"
+@pytest.mark.parametrize("ref, name", [("standard", "Standard deck"), ("classic", "Classic deck")])
+def test_bundled_decks_load_and_pass(ref: str, name: str) -> None:
+    spec = load_spec(ref)
+    assert spec.name == name
     assert spec.missions_to_win == 7
     assert [m.code for m in spec.modules] == ["B", "L", "S", "C", "G", "M"]
     assert sorted(m.ability for m in spec.modules) == sorted(ABILITIES)
@@ -145,9 +146,26 @@ def test_bundled_standard_deck_loads_and_passes(standard: Spec) -> None:
     assert all(m.spent_same and m.spent_arrows == m.arrows for m in spec.modules)
 
 
-def test_bundled_name_and_path_give_the_same_spec(standard: Spec) -> None:
-    assert standard == load_spec(BUNDLED_DIR / "standard.yaml")
-    assert parse_spec(STANDARD.read_text(encoding="utf-8"), "standard.yaml", BUNDLED_DIR) == standard
+def test_the_standard_deck_is_the_classic_one_as_its_header_says(classic: Spec) -> None:
+    """specs/standard.yaml says how it was made from the classic deck: the same modules and
+    movement sides, every bonus of 4 or more one lower, new missions (generated, so none is
+    a classic one).  Held here so that the file and its header cannot drift apart."""
+    standard = load_spec("standard")
+    assert standard.modules == classic.modules and standard.missions_to_win == classic.missions_to_win
+    for new, old in zip(standard.cards, classic.cards, strict=True):
+        assert new.id == old.id
+        assert new.movement.pattern == old.movement.pattern and new.movement.points == old.movement.points
+        assert new.movement.bonus == (old.movement.bonus - 1 if old.movement.bonus >= 4 else old.movement.bonus)
+        assert new.mission.pattern != old.mission.pattern
+    text = (BUNDLED_DIR / "standard.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=rove-spec.schema.json\n")
+    for card in standard.cards:
+        assert f"{card.id} {card.mission.title}:" in text, card.id  # the header lists every mission
+
+
+def test_bundled_name_and_path_give_the_same_spec(classic: Spec) -> None:
+    assert classic == load_spec(BUNDLED_DIR / "classic.yaml")
+    assert parse_spec(CLASSIC.read_text(encoding="utf-8"), "classic.yaml", BUNDLED_DIR) == classic
 
 
 def test_parse_spec_reads_text_as_load_spec_reads_a_file(tmp_path: Path) -> None:
@@ -159,7 +177,7 @@ def test_parse_spec_reads_text_as_load_spec_reads_a_file(tmp_path: Path) -> None
     write(tmp_path, MODULES_FILE, "shared/modules.yaml")
     deck = DECK_FILE.replace("INCLUDE", "shared/modules.yaml")
     assert parse_spec(deck, "deck.yaml", tmp_path) == load_spec(write(tmp_path, deck, "deck.yaml"))
-    assert (BUNDLED_DIR / "standard.yaml").read_text().startswith(
+    assert (BUNDLED_DIR / "classic.yaml").read_text().startswith(
         "# yaml-language-server: $schema=rove-spec.schema.json\n")
 
 
@@ -199,8 +217,8 @@ def test_missions_to_win_defaults_to_7() -> None:
 # --------------------------------------------------------------------------- round trip
 
 
-def test_dump_spec_round_trip_standard(standard: Spec) -> None:
-    spec = standard
+def test_dump_spec_round_trip_standard(classic: Spec) -> None:
+    spec = classic
     text = dump_spec(spec)
     assert text.startswith("# yaml-language-server: $schema=rove-spec.schema.json\n")
     again = parse_spec(text)
@@ -953,10 +971,10 @@ def test_spec_schema_keys_match_the_loader(spec_schema: dict) -> None:
     }
 
 
-def test_spec_schema_accepts_the_bundled_deck_and_dumps(spec_schema: dict, standard: Spec) -> None:
-    bundled = standard_data()
+def test_spec_schema_accepts_the_bundled_deck_and_dumps(spec_schema: dict, classic: Spec) -> None:
+    bundled = classic_data()
     assert schema_errors(bundled, spec_schema, spec_schema) == []
-    assert schema_errors(yaml.safe_load(dump_spec(standard)), spec_schema, spec_schema) == []
+    assert schema_errors(yaml.safe_load(dump_spec(classic)), spec_schema, spec_schema) == []
     assert schema_errors(yaml.safe_load(TINY), spec_schema, spec_schema) == []
     assert schema_errors(yaml.safe_load(MODULES_FILE + "include: [a.yaml, b.yaml]\n"),
                          spec_schema, spec_schema) == []
@@ -996,7 +1014,7 @@ def test_position_schema_matches_the_code(tmp_path: Path, position_schema: dict)
         assert rules[name]["default"] == values[0]
     current = props["current"]["oneOf"][1]["properties"]
     assert set(current) == {"card", "points"}
-    text = "format: rove-position/1\nspec: standard\nlayout: B\nmission: c01\nzz: 1\n"
+    text = "format: rove-position/1\nspec: classic\nlayout: B\nmission: c01\nzz: 1\n"
     with pytest.raises(InputError) as info:
         parse_position(text, "p.yaml", tmp_path)
     [p] = [p for p in info.value.problems if "zz" in p.message]
@@ -1004,17 +1022,17 @@ def test_position_schema_matches_the_code(tmp_path: Path, position_schema: dict)
     assert allowed == set(props)
 
 
-def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema: dict, standard: Spec) -> None:
+def test_position_schema_accepts_deals_and_rejects_bad_positions(position_schema: dict, classic: Spec) -> None:
     from rove.generators.deals import deal
     from rove.position import dump_position
     from rove.rules import Rules
 
-    spec = standard
+    spec = classic
     for seed in range(3):
         text = dump_position(deal(spec, seed, "hard", rules=Rules(recycle="when_empty")), title="T")
         data = yaml.safe_load(text)
         assert schema_errors(data, position_schema, position_schema) == []
-    puzzle = {"format": "rove-position/1", "spec": "standard", "goal": "mission", "layout": "B C G\nL M S\n",
+    puzzle = {"format": "rove-position/1", "spec": "classic", "goal": "mission", "layout": "B C G\nL M S\n",
               "mission": "c01", "hand": ["c02"], "current": {"card": None, "points": 4}, "completed": [],
               "comment": "x"}
     assert schema_errors(puzzle, position_schema, position_schema) == []

@@ -45,6 +45,8 @@ MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
 """Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
+DEFAULT_SPEC = "standard"
+"""The bundled deck every command plays when it is not given one."""
 
 # used with fullmatch: ``$`` would also match before a final line break ("a\n" as an id)
 _ID_RE = re.compile(r"[a-z][a-z0-9_-]*")
@@ -181,6 +183,19 @@ def resolve_spec_ref(ref: str | Path, base_dir: Path | None = None) -> Path:
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
     return path
+
+
+def ref_of(spec: Spec) -> str:
+    """How a position names ``spec`` when its maker does not say: a bundled deck by its
+    name, any other by its file's path.  A spec made from text alone has no file to name, so
+    it is named as the default deck (the name positions carried before specs knew their
+    file)."""
+    if spec.path is None:
+        return DEFAULT_SPEC
+    path = Path(spec.path)
+    if path.resolve().parent == BUNDLED_DIR:
+        return path.stem
+    return str(path)
 
 
 def bundled_names() -> list[str]:

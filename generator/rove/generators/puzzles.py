@@ -70,6 +70,7 @@ class Settings:
     check_nodes: int = 80_000     # all the follow-up proofs of one candidate together
     solution_nodes: int = 300_000  # nodes (A* ones included) for listing the optimal solutions
     deal_nodes: int = 200_000
+    deal_expert_nodes: int = 2_000_000  # the expert's game, when the solver leaves a deal undecided
     time_limit: float | None = 30.0
     spec_ref: str = "standard"
 
@@ -486,7 +487,15 @@ DEAL_DIFFICULTIES = ("normal", "hard", "impossible")
 
 def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "normal",
                 ) -> Puzzle | None:
-    """A fresh deal proven winnable by the game solver, or None (lost or unknown)."""
+    """A fresh deal proven winnable, or None (lost, or undecided by both players).
+
+    The game solver tries first; a deal it leaves at its node budget goes to the expert
+    player, and an expert win is as good a proof (its plan replays through the engine
+    below, like every plan).  On a deck worth playing most deals outlast the solver's
+    budget, and without the expert the book would print only the easy ones.  Such a deal
+    is graded on the positions the solver examined without deciding it, a lower bound on
+    its difficulty."""
+    from ..solve.expert import play
     from ..solve.winnable import solve_game
 
     rng = random.Random(f"rove-book:deal:{label}")
@@ -495,11 +504,14 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     deck = Deck(spec, pos.rules)
     s = state_from_position(deck, pos)
     budget = Budget.of(settings.time_limit, settings.deal_nodes)
+    witness = "the game solver, which knew the whole draw order"
     try:
-        plan, _ = solve_game(deck, s, budget)
+        plan, _ = solve_game(deck, s, budget)  # its second value is its optimality flag
     except Limit:
-        return None
-    nodes = budget.nodes  # solve_game's second value is its optimality flag
+        game = play(deck, s, node_limit=settings.deal_expert_nodes)
+        plan = list(game.plan) if game.status == "won" else None
+        witness = "the expert player, who saw only the table: the solution is its game"
+    nodes = budget.nodes
     if plan is None:
         return None
     plan = analyse.simplify_plan(deck, s, plan)
@@ -511,7 +523,8 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
                      hand_size=HAND_SIZES[difficulty])
     key = (tuple(sorted(pos.cells.items())), pos.mission, pos.hand, pos.draw)
     return Puzzle("deal", pos, tuple(plan), feats, score("deal", feats), stars("deal", feats),
-                  key, label, difficulty=difficulty, notes=(f"Deal seed {seed}.",))
+                  key, label, difficulty=difficulty,
+                  notes=(f"Proven winnable by {witness}.",))
 
 
 # --------------------------------------------------------------------------- campaigns

@@ -1198,8 +1198,9 @@ class BookWriter:
                     f"plays {cards} card{'s' if cards != 1 else ''}. Which card first, and for "
                     "its bonus or its base points? A wrong opening fails or costs more.")
         need = self.spec.missions_to_win
-        return (f"Win a whole game from this deal: complete {need} missions in a row. The "
-                f"game solver proved it winnable; stack your deck as below and play.")
+        return (f"Win a whole game from this deal: complete {need} missions in a row. It is "
+                f"proven winnable (the note beside the mission says by whom); stack your deck "
+                f"as below and play.")
 
     def facts(self, p: BookPuzzle) -> list[list[tuple[str, str]]]:
         pos = p.position
@@ -1219,9 +1220,7 @@ class BookWriter:
             out.append([(FONT_BOLD, "Hand: "), (FONT, f"{len(pos.hand)} cards.")])
         out.append([(FONT_BOLD, "Spent: "), (FONT, " ".join(spent) if spent else "none")])
         out.append([(FONT_BOLD, "Abilities left: "), (FONT, " ".join(active) if active else "none")])
-        for note in p.notes:
-            if p.kind != "deal":
-                out.append([(FONT_ITALIC, note)])
+        out += [[(FONT_ITALIC, note)] for note in p.notes]
         return out
 
     def panel(self, x: float, y: float, w: float, h: float, accent: Color) -> None:
