@@ -147,13 +147,13 @@ def test_tables_keep_astar_costs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["standard", "bench/decks/b01.yaml", "bench/decks/g11.yaml"])
+@pytest.mark.parametrize("name", ["classic", "bench/decks/b01.yaml", "bench/decks/g11.yaml"])
 def test_reference_switch_keeps_deal_verdicts(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """70 deals of each of three decks (210 in all), every difficulty: the whole-deal
     search with the tables (switched on at the first ask) and without them
     (``ROVE_TABLES=0``) give the same verdict wherever both decide within the nodes."""
     root = Path(__file__).resolve().parents[1]
-    spec = load_spec(name if name == "standard" else root / name)
+    spec = load_spec(name if name == "classic" else root / name)
     decided = 0
     for seed in range(70):
         p = deal(spec, seed, ("normal", "hard", "impossible")[seed % 3])
@@ -170,7 +170,7 @@ def test_reference_switch_keeps_deal_verdicts(name: str, monkeypatch: pytest.Mon
         if None not in verdicts:
             assert verdicts[0] == verdicts[1], (name, seed)
             decided += 1
-    assert decided >= 30, decided  # b01 decides 33 within these nodes, g11 and standard more
+    assert decided >= 30, decided  # b01 decides 33 within these nodes, g11 and classic more
 
 
 def test_solve_json_reports_the_tables(tmp_path: Path) -> None:
