@@ -27,31 +27,24 @@ except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
 from rove.check.options import deal_seed  # noqa: E402
-from rove.engine import Deck, apply, state_from_position  # noqa: E402
+from rove.engine import Deck, state_from_position  # noqa: E402
 from rove.generators.deals import deal  # noqa: E402
+from rove.replay import states_along  # noqa: E402
 from rove.solve.expert import play  # noqa: E402
-from rove.spec import load_spec  # noqa: E402
+from rove.spec import Spec, load_spec  # noqa: E402
 
 
-def first_mission(spec_ref: str, seed: int, difficulty: str) -> tuple[int, int, int | None, bool]:
+def first_mission(spec: Spec, seed: int, difficulty: str) -> tuple[int, int, int | None, bool]:
     """(cards played, abilities used, hand size after it; None if never completed, won)
     for the first mission of one expert game."""
-    spec = load_spec(spec_ref)
     pos = deal(spec, seed, difficulty)
     deck = Deck(spec, pos.rules)
-    s = state_from_position(deck, pos)
-    result = play(deck, s)
-    cards = abilities = 0
-    hand_after: int | None = None
-    for action in result.plan:
-        after = apply(deck, s, action)
-        if s.done == 0:
-            cards += action.act == "play"
-            abilities += action.act == "ability"
-            if after.done >= 1:
-                hand_after = len(after.hand)
-        s = after
-    return cards, abilities, hand_after, result.status == "won"
+    result = play(deck, state_from_position(deck, pos))
+    states = states_along(deck, state_from_position(deck, pos), result.plan)
+    first = [(a, after) for a, before, after in zip(result.plan, states, states[1:]) if before.done == 0]
+    hand_after = next((len(after.hand) for _, after in first if after.done >= 1), None)
+    return (sum(a.act == "play" for a, _ in first), sum(a.act == "ability" for a, _ in first),
+            hand_after, result.status == "won")
 
 
 def histogram(counter: Counter[int | None]) -> str:
@@ -66,6 +59,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="rove check's --seed (the deals)")
     ap.add_argument("--difficulty", default="normal,hard")
     args = ap.parse_args()
+    spec = load_spec(args.spec)
     print(f"{args.spec}: the expert's first mission over rove check's first {args.deals} deals "
           f"(seed {args.seed})")
     for difficulty in args.difficulty.split(","):
@@ -74,7 +68,7 @@ def main() -> None:
         hands: Counter[int | None] = Counter()
         won = 0
         for i in range(args.deals):
-            c, a, h, w = first_mission(args.spec, deal_seed(args.seed, i), difficulty)
+            c, a, h, w = first_mission(spec, deal_seed(args.seed, i), difficulty)
             cards[c] += 1
             abilities[a] += 1
             hands[h] += 1

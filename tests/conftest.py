@@ -155,7 +155,7 @@ def mod(code: str, mid: str, ability: str, *arrows: Arrows, spent: list[Arrows] 
     return m
 
 
-#: the six reference modules (as the bundled deck moves them), by code
+#: the six reference modules (as both bundled decks move them), by code
 STD = {
     "B": mod("B", "brain", "brain", ("standard", ["orthogonal"])),
     "L": mod("L", "laser", "laser", ("standard", ["diagonal"])),

@@ -43,7 +43,7 @@ DECKS = Path(__file__).resolve().parent.parent / "bench" / "decks"
 
 @pytest.fixture(scope="module")
 def small_book(classic: Spec) -> list[Puzzle]:
-    """Eight puzzles of every kind from the bundled deck."""
+    """Eight puzzles of every kind from the classic deck."""
     return generate_book(classic, 8, {"mission": 4, "hand": 2, "deal": 1, "campaign": 1}, 4)
 
 

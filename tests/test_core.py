@@ -176,7 +176,7 @@ def test_core_astar_is_the_python_astar(specs: dict[str, Path], kind: str,
 
 
 def test_core_game_search_is_the_python_search() -> None:
-    """Whole deals of the bundled deck: the portfolio gives the same plan and spends the
+    """Whole deals of the classic deck: the portfolio gives the same plan and spends the
     same nodes in both, at every difficulty, within node limits that stop some."""
     spec = load_spec("classic")
     outcomes = set()

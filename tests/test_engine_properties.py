@@ -1,6 +1,6 @@
 """Property tests of the rules engine over random play (hypothesis drives the seeds).
 
-Games start from random deals of the bundled deck and of a variant deck (a seventh
+Games start from random deals of the classic deck and of a variant deck (a seventh
 module, spent sides with other arrows, three missions to win), under random rule
 options; puzzles start from random mid-game layouts with a bare budget.  Each step
 picks a random legal action (completing a mission when it can, half of the time).

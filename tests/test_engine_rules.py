@@ -931,7 +931,7 @@ class TestOneHome:
     def test_pattern_matching_is_the_books(self, classic: Spec) -> None:
         """The book's pictures highlight ``matched_cells`` (the engine's own matching),
         which agrees with a plain reference match (the first match from the layout's
-        cells in sorted order) on 600 random layouts of the bundled deck and random
+        cells in sorted order) on 600 random layouts of the classic deck and random
         patterns with named, anonymous and must-be-empty cells."""
         from rove.pdf import book
 

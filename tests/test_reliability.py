@@ -514,7 +514,7 @@ def test_node_limit_options_have_an_upper_bound(runner: CliRunner, option: str) 
 
 
 def _wide_deck(folder: Path, n: int) -> Path:
-    """The bundled deck with ``n`` modules (A, B, ...; the six abilities in turn) and plain
+    """The classic deck with ``n`` modules (A, B, ...; the six abilities in turn) and plain
     two-cell patterns."""
     import string
 

@@ -2,7 +2,7 @@
 positions built to stress the card rules, and the game search against an exhaustive
 walk of every legal action on whole deals.
 
-The deals of the bundled deck rarely empty the piles, so Sensor draws that recycle a
+The deals of the classic deck rarely empty the piles, so Sensor draws that recycle a
 card just spent, a current card with points left, bare budgets and small hands hardly
 occur in the other agreement tests.  Here the positions are built at random from a small
 deck: a layout from random play, the cards spread over hand, piles, the current card

@@ -156,10 +156,10 @@ def file_path(value: str | Path) -> Path:
 def spec_ref_for(spec_arg: str, out_file: Path | None) -> str:
     """How a written position names its spec: bundled names stay names, paths are made
     relative to the folder of the file being written (docs/FORMATS.md, "Paths inside files")."""
-    from .spec import BUNDLED_DIR, resolve_spec_ref
+    from .spec import bundled_name, resolve_spec_ref
 
     path = resolve_spec_ref(spec_arg)
-    if path.resolve().parent == BUNDLED_DIR and path.stem == spec_arg:
+    if bundled_name(path) == spec_arg:
         return spec_arg
     base = (out_file.parent if out_file else Path.cwd()).resolve()
     return os.path.relpath(path.resolve(), base)

@@ -15,7 +15,7 @@ from typing import Any, Literal, cast, get_args
 from .errors import InputError, Problems
 from .grid import Cell, GridTextError, connected, format_grid, grid_rows
 from .rules import HAND_LIMIT, OPTIONS, Rules, option_message
-from .spec import Spec, load_spec
+from .spec import DEFAULT_SPEC, Spec, load_spec
 from .yamlio import LineDict, load_yaml_file, load_yaml_text, yaml_scalar
 
 POSITION_FORMAT = "rove-position/1"
@@ -48,7 +48,7 @@ class Position:
     current: Current | None = None
     rules: Rules = Rules()
     completed: tuple[str, ...] = ()
-    spec_ref: str = field(default="standard", compare=False)
+    spec_ref: str = field(default=DEFAULT_SPEC, compare=False)
 
     @property
     def cells(self) -> dict[str, Cell]:

@@ -185,6 +185,12 @@ def resolve_spec_ref(ref: str | Path, base_dir: Path | None = None) -> Path:
     return path
 
 
+def bundled_name(path: str | Path) -> str | None:
+    """The bare name a bundled spec file goes by (``standard``), None for any other file."""
+    p = Path(path)
+    return p.stem if p.resolve().parent == BUNDLED_DIR else None
+
+
 def ref_of(spec: Spec) -> str:
     """How a position names ``spec`` when its maker does not say: a bundled deck by its
     name, any other by its file's path.  A spec made from text alone has no file to name, so
@@ -192,10 +198,7 @@ def ref_of(spec: Spec) -> str:
     file)."""
     if spec.path is None:
         return DEFAULT_SPEC
-    path = Path(spec.path)
-    if path.resolve().parent == BUNDLED_DIR:
-        return path.stem
-    return str(path)
+    return bundled_name(spec.path) or str(spec.path)
 
 
 def bundled_names() -> list[str]:

@@ -50,7 +50,7 @@ from ..replay import verify_plan
 from ..rules import HAND_SIZES
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit
-from ..spec import Spec
+from ..spec import DEFAULT_SPEC, Spec
 from .deals import deal
 
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
@@ -72,7 +72,7 @@ class Settings:
     deal_nodes: int = 200_000
     deal_expert_nodes: int = 2_000_000  # the expert's game, when the solver leaves a deal undecided
     time_limit: float | None = 30.0
-    spec_ref: str = "standard"
+    spec_ref: str = DEFAULT_SPEC
 
 
 @dataclass(frozen=True)
