@@ -172,7 +172,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
                                    "median", "max", "mean", "histogram"}
     for w in data["winnability"].values():
         assert set(w) == {"deals", "solved", "unsolvable", "unknown", "decided", "win_rate",
-                          "wilson95", "bounds", "unknown_by_limit", "decided_by_expert",
+                          "wilson95", "bounds", "unknown_by_limit", "decided_by_seer", "decided_by_expert",
                           "lost_missions_done_mean", "nodes_total", "lost_seeds", "unknown_seeds",
                           "wilson95_all",
                           "wilson95_unknowns_lost", "wilson95_unknowns_won",

@@ -25,7 +25,7 @@ runner = CliRunner()
 def opts(**kw: Any) -> CheckOptions:
     base: dict[str, Any] = dict(deals=12, difficulties=("normal", "impossible"), seed=3,
                                 node_limit=20_000, mission_node_limit=5_000, time_limit=60.0,
-                                starts=0)
+                                starts=0, seer_node_limit=0)
     base.update(kw)
     return CheckOptions(**base)
 
@@ -56,7 +56,7 @@ def test_lost_and_unknown_seeds_rerun_alone(specs: dict[str, Path], tmp_path: Pa
         pos = tmp_path / f"deal-{limit}.yaml"
         code, _, _ = cli("deal", "--spec", specs["row"], "--seed", seed, "--difficulty", d, "-o", pos)
         assert code == 0
-        code, out, _ = cli("solve", pos, "--node-limit", limit, "--json")
+        code, out, _ = cli("solve", pos, "--node-limit", limit, "--seer-node-limit", 0, "--json")
         assert json.loads(out)["status"] == status
 
 

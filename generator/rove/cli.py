@@ -42,6 +42,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
 SOLVE_NODES = 10_000_000
+SEER_NODES = 2_000_000  # the seer's nodes a deal, in rove solve and rove check alike
 """``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
 about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
 MAX_NODES = 10**12
@@ -257,6 +258,10 @@ def solve(
     node_limit: Annotated[int, typer.Option(help="Search nodes (search engine); when reached the answer is "
                                                  "'unknown' (exit 3). Memory grows about 50 bytes a node.",
                                             min=1, max=MAX_NODES)] = SOLVE_NODES,
+    seer_node_limit: Annotated[int, typer.Option(help="goal: game: nodes for the seer, which looks for a win "
+                                                      "where the exact search stopped at --node-limit (0: no "
+                                                      "seer; it never proves a loss).",
+                                                 min=0, max=MAX_NODES)] = SEER_NODES,
 ) -> None:
     """Solve a position: solved (plan), unsolvable (proven) or unknown (limit reached)."""
     from .position import load_position
@@ -269,7 +274,8 @@ def solve(
     else:
         from .solve.search import solve as solve_search
 
-        result = solve_search(pos, time_limit=time_limit, max_nodes=node_limit, optimal=optimal)
+        result = solve_search(pos, time_limit=time_limit, max_nodes=node_limit, optimal=optimal,
+                              seer_nodes=seer_node_limit)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
@@ -282,6 +288,8 @@ def solve(
             opt = "optimal" if result.optimal else "not proven optimal"
             typer.echo(f"{plural(result.points, 'point')}, {plural(result.cards, 'card')}, "
                        f"{plural(result.abilities, 'ability', 'abilities')}; {opt}")
+            if result.stats.get("witness") == "seer":
+                typer.echo("found by the seer after the exact search stopped at its node limit")
             r = run_replay(pos, list(result.plan))
             for i, (a, s) in enumerate(zip(result.plan, r.states)):
                 typer.echo(f"step {i}: {a}")
@@ -324,6 +332,10 @@ def check(
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
                                                         "finish within them counts as lost).",
                                                    min=1, max=MAX_NODES)] = 2_000_000,
+    seer_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the seer, which looks for a win "
+                                                      "where the exact search stopped at --node-limit "
+                                                      "(0: no seer; it never proves a loss).",
+                                                 min=0, max=MAX_NODES)] = SEER_NODES,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
                                               "one lower and one higher (4 more expert games per card, "
                                               "deal and difficulty).")] = False,
@@ -351,7 +363,7 @@ def check(
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
                             time_limit=time_limit or None, starts=starts,
                             players=tuple(p.strip() for p in player.split(",") if p.strip()),
-                            expert_node_limit=expert_node_limit)
+                            expert_node_limit=expert_node_limit, seer_node_limit=seer_node_limit)
         ex = make_executor(executor, jobs, scheduler)
     except (ValueError, RuntimeError) as exc:
         raise fail_input(f"check: {exc}") from None

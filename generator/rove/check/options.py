@@ -19,6 +19,7 @@ DEFAULT_NODE_LIMIT = 2_000_000
 DEFAULT_MISSION_NODE_LIMIT = 200_000
 DEFAULT_TIME_LIMIT = 600.0
 DEFAULT_EXPERT_NODE_LIMIT = 2_000_000
+DEFAULT_SEER_NODE_LIMIT = 2_000_000
 PLAYERS = ("thoughtful", "expert")
 
 
@@ -39,6 +40,9 @@ class CheckOptions:
     #: "expert" (rove.solve.expert: a fixed player that sees what a person at the table sees)
     players: tuple[str, ...] = PLAYERS
     expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT
+    #: nodes of the seer (rove.solve.seer) on each deal the thoughtful search leaves at
+    #: its limit: a win it finds is the thoughtful player's (0: no seer)
+    seer_node_limit: int = DEFAULT_SEER_NODE_LIMIT
 
     def __post_init__(self) -> None:
         bad = [d for d in self.difficulties if d not in DIFFICULTIES]
@@ -58,12 +62,14 @@ class CheckOptions:
             raise ValueError("a player is listed twice")
         if self.expert_node_limit < 1:
             raise ValueError("node limits must be at least 1")
+        if self.seer_node_limit < 0:
+            raise ValueError("the seer's node limit must be 0 or more")
 
     def to_json(self) -> dict[str, Any]:
         return {"deals": self.deals, "difficulties": list(self.difficulties), "seed": self.seed,
                 "node_limit": self.node_limit, "mission_node_limit": self.mission_node_limit,
                 "time_limit": self.time_limit, "starts": self.starts, "players": list(self.players),
-                "expert_node_limit": self.expert_node_limit}
+                "expert_node_limit": self.expert_node_limit, "seer_node_limit": self.seer_node_limit}
 
 
 def deal_seed(seed: int, index: int) -> int:

@@ -339,7 +339,9 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "bounds": [_r(blo), _r(bhi)],
             "unknown_by_limit": {k: sum(r["status"] == "unknown" and r["limit"] == k for r in rs)
                                  for k in ("nodes", "time")},
-            # wins the search left at its limit, proven by the expert's replayed plan
+            # wins the search left at its limit, proven by the seer's or the expert's
+            # replayed plan
+            "decided_by_seer": sum(r.get("witness") == "seer" for r in rs),
             "decided_by_expert": sum(r.get("witness") == "expert" for r in rs),
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
@@ -371,8 +373,8 @@ def _rerun_seeds(rs: list[Row]) -> Row:
 #: how one deal of a check is played again on its own (the check deals with the same
 #: ``rove.generators.deals.deal`` as ``rove deal``, from the seed it lists)
 RERUN = ("rove deal --spec SPEC --seed SEED --difficulty DIFFICULTY -o deal.yaml, then "
-         "rove solve deal.yaml --node-limit NODE_LIMIT: the same deal and, with the check's "
-         "node limit, the same verdict")
+         "rove solve deal.yaml --node-limit NODE_LIMIT --seer-node-limit SEER_NODE_LIMIT: the "
+         "same deal and, with the check's node limits, the same verdict")
 
 
 def _card_counts(card: str, difficulties: Sequence[str], ended: list[Row], key: str,

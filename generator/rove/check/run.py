@@ -71,16 +71,25 @@ def _limit_hit(status: str, nodes: int, node_limit: int) -> str | None:
 
 
 def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
-               node_limit: int, time_limit: float | None) -> dict[str, Any]:
+               node_limit: int, time_limit: float | None, seer_node_limit: int = 0) -> dict[str, Any]:
+    """One deal decided by the thoughtful player: the exact search, then on a deal it
+    leaves at its node limit the seer (``rove.solve.seer``), whose win, replayed by the
+    engine like every plan, decides it (``witness``)."""
     from ..solve.search import solve
 
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
+    r = solve(pos, time_limit=time_limit, max_nodes=node_limit, seer_nodes=seer_node_limit)
+    seer = r.stats.get("seer")
+    seer_nodes = seer["nodes"] if isinstance(seer, dict) else 0
+    search_nodes = r.nodes - seer_nodes
     out: dict[str, Any] = {
         "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
-        "nodes": r.nodes, "limit": _limit_hit(r.status, r.nodes, node_limit),
+        "nodes": search_nodes,
+        "limit": "nodes" if seer is not None else _limit_hit(r.status, search_nodes, node_limit),
+        "seer_nodes": seer_nodes if seer is not None else None,
+        "witness": r.stats.get("witness"),
         "deepest": None, "blocker": None, "blocker_source": None,
         "points": r.points, "cards": r.cards, "abilities": r.abilities,
         "plays": {}, "bonus_plays": {}, "ability_uses": {},
@@ -330,7 +339,7 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
         for diff in options.difficulties:
             for i in range(options.deals):
                 tasks.append(("deal", path, fp, i, deal_seed(options.seed, i), diff,
-                              options.node_limit, options.time_limit))
+                              options.node_limit, options.time_limit, options.seer_node_limit))
     if "expert" in options.players:
         for diff in options.difficulties:
             for i in range(options.deals):
@@ -407,8 +416,9 @@ def _apply_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]
       ``solved`` with the expert's plan figures and ``witness: "expert"``; the search's
       own nodes and limit stay, so the report still says how far the search got.
 
-    Every deal gets its ``witness``: ``"search"`` when the search decided it, None while
-    unknown."""
+    Every deal keeps the ``witness`` its task gave it (``"search"`` when the exact search
+    decided it, ``"seer"`` for the seer's win, None while unknown); an unsolvable deal's
+    is ``"search"``."""
     won = {(r["difficulty"], r["index"]): r for r in experts if r["status"] == "won"}
     wrong = [r for r in deals if r["status"] == "unsolvable" and (r["difficulty"], r["index"]) in won]
     if wrong:
@@ -420,8 +430,8 @@ def _apply_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]
             r.update(status="solved", witness="expert", deepest=missions_to_win,
                      **{k: e[k] for k in ("points", "cards", "abilities", "plays", "bonus_plays",
                                           "ability_uses")})
-        else:
-            r["witness"] = None if r["status"] == "unknown" else "search"
+        elif r["status"] == "unsolvable":
+            r["witness"] = "search"
 
 
 def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, Any]:

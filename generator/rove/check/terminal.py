@@ -147,6 +147,11 @@ def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
         t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
                   fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
     console.print(t)
+    seen = sum(w.get("decided_by_seer", 0) for w in win.values())
+    if seen:
+        console.print(f"[dim]{seen} win(s) the search left at its limit were found by the seer "
+                      "(the expert's judgement with the draw order known, backtracking); its "
+                      "plan, replayed by the engine, proves each deal winnable.[/dim]")
     witnessed = sum(w.get("decided_by_expert", 0) for w in win.values())
     if witnessed:
         console.print(f"[dim]{witnessed} win(s) the search left at its limit were decided by the "

@@ -352,6 +352,14 @@ def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
             rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
                          _wilson_span(w), f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
         parts.append(_table(rows))
+        seer = sum(w.get("decided_by_seer", 0) for w in win.values())
+        expert = sum(w.get("decided_by_expert", 0) for w in win.values())
+        if seer or expert:
+            parts.append(Paragraph(
+                f"Of the solved deals, {seer} were won by the seer (the expert's judgement with the "
+                f"draw order known, backtracking) and {expert} by the expert's own play after the "
+                "exact search stopped at its node limit: each plan, replayed by the rules engine, "
+                "proves its deal winnable.", st["small"]))
         parts += _unknown_deals(win, data["spec"]["missions_to_win"], st)
     story.append(KeepTogether(parts))
     if ex is not None:

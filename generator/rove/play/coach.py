@@ -329,10 +329,10 @@ class Coach:
         over = _over(self.session, s)
         if over is not None:
             return over
-        from ..solve.expert import _Budget, decide
+        from ..solve.expert import PlayerBudget, decide
 
         deck = self.session.deck
-        budget = _Budget(self.expert_nodes, max(1, self.expert_nodes // 3), 2_000)
+        budget = PlayerBudget(self.expert_nodes, max(1, self.expert_nodes // 3), 2_000)
         plan, why, _ = decide(deck, s, budget)
         if not plan:
             text = ("the expert sees no way to complete this mission" if why == "stuck"

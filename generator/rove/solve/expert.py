@@ -151,14 +151,20 @@ def worth(deck: Deck, hand: tuple[int, ...], spent: int) -> int:
     return sum(deck.bonus[c] for c in hand) + ABILITY_WORTH * unspent
 
 
-class _Budget:
+class PlayerBudget:
     """The game's node budget; each search gets a slice of it.  A search of a state
-    already searched with the same limit is answered from memory (same answer, no nodes)."""
+    already searched with the same limit is answered from memory (same answer, no nodes).
 
-    def __init__(self, node_limit: int, search_nodes: int, probe_nodes: int) -> None:
+    ``max_search`` caps the main search's doubling (None: whatever the game has left); a
+    player that backtracks (:mod:`.seer`) sets it, so that one hard decision cannot spend
+    the nodes its alternatives need."""
+
+    def __init__(self, node_limit: int, search_nodes: int, probe_nodes: int,
+                 max_search: int | None = None) -> None:
         self.left = node_limit
         self.search_nodes = search_nodes
         self.probe_nodes = probe_nodes
+        self.max_search = max_search
         self.used = 0
         self.memo: dict[tuple[State, int, int], tuple[list[Action] | None, bool]] = {}
 
@@ -171,10 +177,11 @@ class _Budget:
         the game has left."""
         if probe:
             return self._search(deck, s, min(self.left, self.probe_nodes), mask)
-        cap = min(self.left, self.search_nodes)
+        top = self.max_search if self.max_search is not None else self.left
+        cap = min(self.left, top, self.search_nodes)
         while True:
             got = self._search(deck, s, cap, mask)
-            nxt = min(self.left, 2 * cap)
+            nxt = min(self.left, top, 2 * cap)
             if not got[1] or nxt <= cap:  # found, proven, or no larger search is left
                 return got
             cap = nxt
@@ -218,7 +225,7 @@ def _legal(deck: Deck, s: State, plan: list[Action]) -> bool:
     return e.status == WON or e.done > s.done
 
 
-def _pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:
+def pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:
     """The view after a plan's last action but before the completion it triggers (the
     mission check is kept off for that one action)."""
     s = v
@@ -227,13 +234,13 @@ def _pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:
     return apply(deck, replace(s, mission=-1), plan[-1])
 
 
-def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget, unseen: bool,
+def _evaluate(deck: Deck, v: State, plan: list[Action], budget: PlayerBudget, unseen: bool,
               ) -> tuple[int, int]:
     """(class, worth) of a candidate completion from the view ``v``, looking one mission
     ahead; ``unseen``: the real draw pile hides cards below its top."""
     if not plan:
         return 0, 0
-    pre = _pre_completion(deck, v, plan)
+    pre = pre_completion(deck, v, plan)
     here = worth(deck, pre.hand, pre.spent)
     if v.done + 1 >= deck.missions_to_win:
         return 0, here
@@ -264,7 +271,7 @@ def _evaluate(deck: Deck, v: State, plan: list[Action], budget: _Budget, unseen:
         return 3, here
     if not nxt_plan:
         return 1, worth(deck, start.hand, start.spent)
-    after = _pre_completion(deck, start, nxt_plan)
+    after = pre_completion(deck, start, nxt_plan)
     return 1, worth(deck, after.hand, after.spent)
 
 
@@ -285,7 +292,32 @@ def _draw_gamble(deck: Deck, s: State) -> Action | None:
     return draws[0]
 
 
-def decide(deck: Deck, s: State, budget: _Budget,
+def add_first_action_plans(deck: Deck, v: State, budget: PlayerBudget, candidates: list[list[Action]],
+                           kinds: tuple[str, ...]) -> None:
+    """Add to ``candidates`` (the cheapest plan from the view ``v`` first) one plan after
+    each first action of ``kinds`` (``"play"``, ``"ability"``), in that order: the action,
+    then the cheapest plan from there (a probe).  Nothing when there is no cheapest plan:
+    a plan proven impossible from the view is impossible after any first action; the
+    cheapest plan's own first action is not repeated, nor is a plan already listed."""
+    if not candidates or not candidates[0]:
+        return
+    first = candidates[0][0]
+    successors = useful_successors(deck, v)
+    for kind in kinds:
+        for a, v1 in successors:
+            if a.act != kind or a == first:
+                continue
+            if v1.status == WON or v1.done > v.done:
+                sub: list[Action] | None = []
+            elif v1.status != PLAYING:
+                continue
+            else:
+                sub, _ = budget.search(deck, v1, probe=True)
+            if sub is not None and [a, *sub] not in candidates:
+                candidates.append([a, *sub])
+
+
+def decide(deck: Deck, s: State, budget: PlayerBudget,
            ) -> tuple[list[Action] | None, LossReason | None, State]:
     """The completion the expert plays from the real state ``s`` (it looks only at
     ``known_view(s)``): (plan, None, view), or (None, why not, view)."""
@@ -296,20 +328,7 @@ def decide(deck: Deck, s: State, budget: _Budget,
     limited |= hit
     if plan is not None:
         candidates.append(plan)
-    # the other candidates: each play first (a plan proven impossible from the view
-    # is impossible after any play, and the main plan's own first play is not repeated)
-    first = plan[0] if plan else None
-    for a, v1 in useful_successors(deck, v) if first is not None else ():
-        if a.act != "play" or a == first:
-            continue
-        if v1.status == WON or v1.done > v.done:
-            sub: list[Action] | None = []
-        elif v1.status != PLAYING:
-            continue
-        else:
-            sub, _ = budget.search(deck, v1, probe=True)
-        if sub is not None and [a, *sub] not in candidates:
-            candidates.append([a, *sub])
+    add_first_action_plans(deck, v, budget, candidates, ("play",))
     if not candidates and v.spent | sensor_mask(deck) != v.spent:
         # the Sensor left out of the searches may be what this mission needs
         plan, hit = budget.search(deck, v, mask=False)
@@ -339,7 +358,7 @@ def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
     ``search_nodes`` is the main search's first cap (doubled while it hits it, within the
     game's ``node_limit``).  ``on_decision(real state, view, plan)`` is called at every
     decision (tests)."""
-    budget = _Budget(node_limit, search_nodes, probe_nodes)
+    budget = PlayerBudget(node_limit, search_nodes, probe_nodes)
     s = start
     plan: list[Action] = []
     pending: list[tuple[Action, State | None]] = []

@@ -1,0 +1,214 @@
+"""The seer: the expert's judgement with the whole draw order known, and backtracking.
+
+The whole-deal search (:mod:`.winnable`) is exact, so it is the only thing that can prove
+a deal lost; but on decks worth playing its order (cheapest completion first) meets
+deals whose win lies millions of nodes away, and it stops ``unknown``.  A good player
+finds many of those wins at once, because it judges a completion by what it leaves for
+the next mission (:mod:`.expert`).  The seer is that judgement turned into a win-finder:
+
+* it sees everything the thoughtful player sees (the draw order), so a completion's
+  look-ahead is exact about which card comes up next;
+* at every mission it ranks candidate completions (:func:`candidates`: the expert's
+  own, i.e. the cheapest plan from the expert's view and one after each other card play
+  first, then one after each ability used first and one that may use the Sensor; a plan
+  that the real draw order makes illegal is dropped) by the expert's key (wins, then a
+  next mission it can still complete, then the worth kept, then the cheapest).  The
+  mission searches run on the expert's view (the draw pile cut to its top card), where
+  they are about ten times cheaper than with the whole pile to tell apart;
+* it walks that tree of completions by *limited discrepancy search* (Harvey and
+  Ginsberg, 1995): first the expert's own line (no discrepancy), then every line that
+  departs from the ranking once, then twice, and so on while its node budget lasts.  A
+  heuristic that is right most of the time is wrong at few decisions on a winning line,
+  and discrepancy search reaches such lines long before a depth-first search that
+  backtracks from the bottom.
+
+A line it finds is a win of the real deal, replayed through the engine like every plan
+(:func:`rove.replay.verify_plan` in the callers).  Finding none proves nothing: the seer
+only ever tries the expert's candidates, so it never answers ``unsolvable``, and its
+callers use it as a witness of wins only.  Every search is bounded by nodes (the mission
+searches' nodes, as for the expert), so the result does not depend on the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action
+from ..engine import PLAYING, WON, Deck, IllegalAction, State, apply
+from .expert import (
+    DEFAULT_PROBE_NODES,
+    DEFAULT_SEARCH_NODES,
+    PlayerBudget,
+    add_first_action_plans,
+    known_view,
+    pre_completion,
+    sensor_mask,
+    worth,
+)
+from .result import plan_cost
+
+#: the share of the seer's budget one main mission search may grow to (doubling from
+#: the expert's first cap): a decision the expert would pour a million nodes into is one
+#: the seer does better to leave for its alternatives
+MAX_SEARCH_SHARE = 0.125
+
+
+@dataclass(frozen=True)
+class SeerResult:
+    """What the seer found: a winning plan (None: none found, which proves nothing), the
+    mission-search nodes it spent, the states it ranked completions from (decisions) and
+    the discrepancies of its last pass (-1: its nodes ran out before a pass ended)."""
+
+    plan: tuple[Action, ...] | None
+    nodes: int
+    decisions: int
+    discrepancies: int
+
+
+def _completes(deck: Deck, s: State, plan: list[Action]) -> State | None:
+    """The state after ``plan`` on the real state ``s``, or None when the real draw order
+    makes it illegal or it does not complete the mission."""
+    e = s
+    try:
+        for a in plan:
+            e = apply(deck, e, a)
+    except IllegalAction:
+        return None
+    return e if e.status == WON or e.done > s.done else None
+
+
+def _view_plans(deck: Deck, v: State, budget: PlayerBudget) -> list[list[Action]]:
+    """Candidate plans from the view ``v``: the expert's (the cheapest plan, and one after
+    each other card play first; :func:`rove.solve.expert.decide`), then one after each
+    ability used first, and the cheapest plan that may use the Sensor the searches leave
+    out.  The expert's plans are all as cheap as a play allows; the ability-first ones
+    and the Sensor's spend resources differently, which is what a line the ranking
+    missed most often needs."""
+    plans: list[list[Action]] = []
+    plan, _ = budget.search(deck, v)
+    if plan is not None:
+        plans.append(plan)
+    add_first_action_plans(deck, v, budget, plans, ("play", "ability"))
+    if v.spent | sensor_mask(deck) != v.spent:
+        sensor, _ = budget.search(deck, v, probe=plan is not None, mask=False)
+        if sensor is not None and sensor not in plans:
+            plans.append(sensor)
+    return plans
+
+
+def _rank(deck: Deck, s: State, plan: list[Action], e: State, budget: PlayerBudget) -> tuple[int, int]:
+    """(class, worth) of a completion from the real state ``s`` ending in ``e``, as the
+    expert ranks it (:func:`rove.solve.expert._evaluate`), with the next mission known:
+    0 wins; 1 the next mission can be completed from what it holds; 2 the look-ahead hit
+    its limit; 3 it cannot."""
+    here = worth(deck, pre_completion(deck, s, plan).hand, e.spent)
+    if e.status == WON:
+        return 0, here
+    if e.status != PLAYING:
+        return 3, here
+    v = known_view(e)
+    nxt, limited = budget.search(deck, v, probe=True)
+    if limited:
+        return 2, here
+    if nxt is None or (nxt and _completes(deck, e, nxt) is None):
+        return 3, here
+    if not nxt:
+        return 1, worth(deck, e.hand, e.spent)
+    after = pre_completion(deck, v, nxt)
+    return 1, worth(deck, after.hand, after.spent)
+
+
+def candidates(deck: Deck, s: State, budget: PlayerBudget) -> list[tuple[list[Action], State]]:
+    """The completions of ``s``'s mission the seer tries, best first: (plan, the real
+    state after it), each legal on the real deal, one per end state."""
+    scored: list[tuple[Any, list[Action], State]] = []
+    seen: set[State] = set()
+    for i, plan in enumerate(_view_plans(deck, known_view(s), budget)):
+        e = _completes(deck, s, plan)
+        if e is None or e in seen:
+            continue
+        seen.add(e)
+        cls, w = _rank(deck, s, plan, e, budget)
+        scored.append(((cls, -w, *plan_cost(plan), i), plan, e))
+    scored.sort(key=lambda t: t[0])
+    return [(plan, e) for _, plan, e in scored]
+
+
+Completion = tuple[list[Action], State]
+"""A completion of a mission: its plan and the state after it."""
+
+
+class OutOfNodes(Exception):
+    """Raised by a ``children`` function when the seer's budget has run out."""
+
+
+def discrepancy_search(start: State, children: Callable[[State], Sequence[Completion]],
+                       ) -> tuple[list[Action] | None, int]:
+    """Limited discrepancy search from ``start`` over ``children`` (best first): a winning
+    line and the discrepancies its pass allowed, or (None, that count) when a pass cut
+    nothing, i.e. every line was tried.  ``children`` raises :class:`OutOfNodes` to stop.
+
+    Pass ``k`` follows the first child everywhere except at up to ``k`` decisions, where
+    it takes a later one.  A state searched without a win is remembered with the
+    discrepancies it had and whether its whole subtree was tried: a later pass re-enters
+    it only with more, and never once its subtree is exhausted."""
+    #: state -> (discrepancies it was searched with, whether that cut a line in its subtree)
+    failed: dict[State, tuple[int, bool]] = {}
+
+    def dive(s: State, k: int) -> tuple[list[Action] | None, bool]:
+        """A winning line from ``s`` with at most ``k`` discrepancies, and whether a line
+        of the subtree was left for lack of them."""
+        if s.status == WON:
+            return [], False
+        if s.status != PLAYING:
+            return None, False
+        seen = failed.get(s)
+        if seen is not None and (seen[0] >= k or not seen[1]):
+            return None, seen[1]
+        cut = False
+        for i, (plan, e) in enumerate(children(s)):
+            if i > 0 and k == 0:
+                cut = True
+                break
+            rest, below = dive(e, k if i == 0 else k - 1)
+            cut |= below
+            if rest is not None:
+                return plan + rest, cut
+        failed[s] = (k, cut)
+        return None, cut
+
+    k = 0
+    while True:
+        plan, cut = dive(start, k)
+        if plan is not None or not cut:
+            return plan, k
+        k += 1
+
+
+def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_SEARCH_NODES,
+         probe_nodes: int = DEFAULT_PROBE_NODES) -> SeerResult:
+    """Look for a win of the deal from ``start`` within ``node_limit`` mission-search nodes
+    (:func:`discrepancy_search` over :func:`candidates`).  It ends at a win, when its
+    nodes run out, or when a pass cut nothing (every line of the ranked tree was tried)."""
+    budget = PlayerBudget(node_limit, search_nodes, probe_nodes,
+                          max_search=max(search_nodes, int(node_limit * MAX_SEARCH_SHARE)))
+    ranked: dict[State, list[Completion]] = {}
+
+    def children(s: State) -> list[Completion]:
+        # each state's completions are ranked once (that costs nodes; walking them
+        # again in a later pass does not)
+        got = ranked.get(s)
+        if got is None:
+            if budget.left <= 0:
+                raise OutOfNodes
+            got = ranked[s] = candidates(deck, s, budget)
+        return got
+
+    try:
+        plan, k = discrepancy_search(start, children)
+    except OutOfNodes:
+        plan = None
+        k = -1
+    return SeerResult(None if plan is None else tuple(plan), budget.used, len(ranked), k)

@@ -1,0 +1,168 @@
+"""The seer (``rove.solve.seer``): a win-finder, never a prover.
+
+Its discrepancy search takes the ranking's first choice everywhere before it departs from
+it, once, then twice; its wins on a real deal replay through the engine; it is
+deterministic and bounded by its nodes; and where it runs (after the exact search stopped
+at its node limit, in ``rove solve`` and ``rove check``) its win decides the deal, while
+finding none leaves the deal unknown and never touches a proven loss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from rove.check import CheckOptions, print_report, run_check
+from rove.cli import app
+from rove.engine import LOST, PLAYING, WON, Deck, state_from_position
+from rove.generators.deals import deal
+from rove.pdf.report import render_report_pdf
+from rove.replay import verify_plan
+from rove.solve.search import solve
+from rove.solve.seer import OutOfNodes, discrepancy_search, seek
+from rove.spec import load_spec
+
+runner = CliRunner()
+
+# a deal of the standard deck the exact search leaves at a small node limit, and the
+# seer wins on its ranking's first line (about 200,000 of its nodes, a second or two)
+SEEN_SEED = 217866477917780
+
+
+class Node(NamedTuple):
+    """A stand-in state: the discrepancy search reads only ``status`` (and hashes it)."""
+
+    name: str
+    status: str = PLAYING
+
+
+def tree(edges: dict[str, list[Node]], visits: list[str] | None = None) -> Any:
+    """``children`` over a fixed tree: a node's completions, best first, each named by
+    the node it reaches; ``visits`` records the states expanded, in order."""
+    def children(s: Node) -> list[tuple[list[str], Node]]:
+        if visits is not None:
+            visits.append(s.name)
+        return [([e.name], e) for e in edges.get(s.name, [])]
+    return children
+
+
+def test_the_ranking_first_then_one_departure_then_two() -> None:
+    """Pass 0 follows the first choices to a dead end, pass 1 tries every line with one
+    departure from the ranking, pass 2 those with two.  A subtree searched to its end
+    without a win is not entered again, so a's line is expanded once."""
+    one = {"root": [Node("a"), Node("b")], "a": [Node("a1", LOST)], "b": [Node("won", WON)]}
+    visits: list[str] = []
+    assert discrepancy_search(Node("root"), tree(one, visits)) == (["b", "won"], 1)  # type: ignore[arg-type]
+    assert visits == ["root", "a", "root", "b"]  # the ranking's own line first
+    two = {**one, "b": [Node("b1"), Node("x"), Node("b2")], "b1": [Node("b1x", LOST)],
+           "x": [Node("x1", LOST)], "b2": [Node("won", WON)]}
+    visits = []
+    assert discrepancy_search(Node("root"), tree(two, visits)) == (["b", "b2", "won"], 2)  # type: ignore[arg-type]
+    assert visits.count("a") == 1 and visits.count("b1") == 1 and visits.index("x") > visits.index("b1")
+
+
+def test_it_ends_when_every_line_was_tried_and_when_told_to_stop() -> None:
+    """A tree with no win ends once a pass cut nothing (no answer is a loss claim: it is
+    only the end of the tree); ``OutOfNodes`` from the children stops it at once."""
+    edges = {"root": [Node("a"), Node("b")], "a": [Node("a1", LOST)], "b": [Node("b1", LOST)]}
+    assert discrepancy_search(Node("root"), tree(edges)) == (None, 1)  # type: ignore[arg-type]
+
+    def spent(s: Node) -> list[tuple[list[str], Node]]:
+        raise OutOfNodes
+    with pytest.raises(OutOfNodes):
+        discrepancy_search(Node("root"), spent)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def seen_deal() -> Any:
+    spec = load_spec("standard")
+    pos = deal(spec, SEEN_SEED, "normal")
+    return pos, Deck(spec, pos.rules)
+
+
+def test_the_seers_win_replays_and_is_the_same_every_time(seen_deal: Any) -> None:
+    pos, deck = seen_deal
+    start = state_from_position(deck, pos)
+    first = seek(deck, start, 2_000_000)
+    assert first.plan is not None and first.nodes <= 2_000_000
+    verify_plan(pos, list(first.plan), deck)  # raises unless legal and won
+    assert seek(deck, start, 2_000_000) == first
+    short = seek(deck, start, 5_000)
+    assert short.plan is None and short.nodes <= 5_000 and short.discrepancies == -1
+
+
+def test_solve_runs_the_seer_only_past_the_exact_searchs_limit(seen_deal: Any) -> None:
+    """Past its node limit the exact search is unknown; with the seer's nodes the deal is
+    solved (not proven cheapest), the seer named as the witness, both searches' nodes
+    counted.  A deal the exact search decides never reaches the seer."""
+    pos, _ = seen_deal
+    alone = solve(pos, max_nodes=2_000)
+    assert alone.status == "unknown" and "seer" not in alone.stats
+    seen = solve(pos, max_nodes=2_000, seer_nodes=2_000_000)
+    assert (seen.status, seen.optimal, seen.stats["witness"]) == ("solved", False, "seer")
+    assert seen.nodes == alone.nodes + seen.stats["seer"]["nodes"]
+    assert seen.plan is not None and seen.points is not None
+    missed = solve(pos, max_nodes=2_000, seer_nodes=5_000)
+    assert missed.status == "unknown" and missed.stats["seer"]["nodes"] <= 5_000
+    classic = deal(load_spec("classic"), 1, "normal")
+    direct = solve(classic, max_nodes=200_000, seer_nodes=2_000_000)
+    assert direct.status == "solved" and direct.stats["witness"] == "search" and "seer" not in direct.stats
+
+
+def test_a_proven_loss_stays_lost_with_the_seer(specs: dict[str, Path]) -> None:
+    """The row deck's deals that are not won at reveal are lost: the exact search proves
+    it, and the seer, which runs only on a search stopped at its limit, changes nothing."""
+    spec = load_spec(specs["row"])
+    for seed in range(12):
+        pos = deal(spec, seed, "impossible")
+        r = solve(pos, max_nodes=20_000, seer_nodes=2_000_000)
+        if r.status == "unsolvable":
+            assert "seer" not in r.stats
+            break
+    else:
+        pytest.fail("no lost row deal among 12 seeds")
+
+
+def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
+    """On a deck won by a few short steps, a one-node search decides nothing: the seer
+    wins every deal, each is solved with the seer as witness (before the expert), and the
+    report counts them; with no seer nodes the expert is the witness again."""
+    from conftest import tiny_spec_text
+
+    path = tmp_path / "step.yaml"
+    path.write_text(tiny_spec_text("Step", ["B\nC"] * 8, 1, arrows="{kind: short, dirs: [N, E, S, W]}",
+                                   base=1, bonus=2), encoding="utf-8")
+    spec = load_spec(str(path))
+    opts = dict(deals=6, difficulties=("normal", "impossible"), seed=3, node_limit=1,
+                mission_node_limit=5_000, time_limit=60.0, starts=0)
+    rep = run_check(spec, CheckOptions(**opts))  # type: ignore[arg-type]
+    data = rep.to_json()
+    assert data["options"]["seer_node_limit"] == 2_000_000
+    for r in data["deals"]:
+        assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", "nodes")
+        assert r["nodes"] == 1 and r["seer_nodes"] > 0
+    for w in data["winnability"].values():
+        assert (w["solved"], w["unknown"], w["decided_by_seer"], w["decided_by_expert"]) == (6, 0, 6, 0)
+    console = Console(width=100, record=True)
+    print_report(rep, console)
+    assert "12 win(s) the search left at its limit were found by the seer" in console.export_text()
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(render_report_pdf(rep))
+    text = " ".join(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
+    assert "Of the solved deals, 12 were won by the seer" in text
+    without = run_check(spec, CheckOptions(**opts, seer_node_limit=0)).to_json()  # type: ignore[arg-type]
+    assert {(r["witness"], r["seer_nodes"]) for r in without["deals"]} == {("expert", None)}
+
+
+def test_cli_solve_says_the_seer_found_it(seen_deal: Any, tmp_path: Path) -> None:
+    pos_path = tmp_path / "deal.yaml"
+    assert runner.invoke(app, ["deal", "--seed", str(SEEN_SEED), "-o", str(pos_path)]).exit_code == 0
+    r = runner.invoke(app, ["solve", str(pos_path), "--node-limit", "2000"])
+    assert r.exit_code == 0 and "found by the seer" in r.stdout
+    r = runner.invoke(app, ["solve", str(pos_path), "--node-limit", "2000", "--seer-node-limit", "0", "--json"])
+    assert r.exit_code == 3 and json.loads(r.stdout)["status"] == "unknown"
