@@ -213,6 +213,12 @@ pub struct Deck {
 }
 
 impl Deck {
+    /// The spent bits of modules whose flip changes their arrows: the bits a dominance
+    /// cut must keep apart (spending such a module changes how it moves).
+    pub fn flip_mask(&self) -> u32 {
+        self.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i)
+    }
+
     pub fn new(modules: Vec<Module>, cards: Vec<Card>, missions_to_win: i32, rules: Rules) -> Result<Self, String> {
         if modules.is_empty() || modules.len() > MAX_MODULES {
             return Err(format!("the core handles 1 to {MAX_MODULES} modules, not {}", modules.len()));

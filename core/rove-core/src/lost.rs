@@ -50,7 +50,7 @@ pub struct LostTable {
 impl LostTable {
     pub fn new(deck: &Deck, dominance: bool, cap: usize) -> Self {
         let kept = if dominance {
-            deck.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i)
+            deck.flip_mask()
         } else {
             u32::MAX
         };

@@ -581,7 +581,7 @@ pub struct TableCache {
 
 impl TableCache {
     pub fn new(deck: &Deck) -> Self {
-        let flip_mask = deck.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i);
+        let flip_mask = deck.flip_mask();
         TableCache {
             index: None,
             resident: Vec::new(),

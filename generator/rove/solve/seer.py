@@ -49,11 +49,6 @@ from .expert import (
 )
 from .result import plan_cost
 
-#: the share of the seer's budget one main mission search may grow to (doubling from
-#: the expert's first cap): a decision the expert would pour a million nodes into is one
-#: the seer does better to leave for its alternatives
-MAX_SEARCH_SHARE = 0.125
-
 
 @dataclass(frozen=True)
 class SeerResult:
@@ -192,8 +187,12 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     """Look for a win of the deal from ``start`` within ``node_limit`` mission-search nodes
     (:func:`discrepancy_search` over :func:`candidates`).  It ends at a win, when its
     nodes run out, or when a pass cut nothing (every line of the ranked tree was tried)."""
-    budget = PlayerBudget(node_limit, search_nodes, probe_nodes,
-                          max_search=max(search_nodes, int(node_limit * MAX_SEARCH_SHARE)))
+    # the main searches do not grow past their first cap, as the expert's do: a decision
+    # the expert would pour a million nodes into is one the seer does better to leave
+    # for its alternatives, and an A* search keeps every state it generates (about 5 to
+    # 16 KB a node on a six-module deck with abilities left), so the cap also bounds the
+    # seer's memory (under 2 GB at the default 100,000)
+    budget = PlayerBudget(node_limit, search_nodes, probe_nodes, max_search=search_nodes)
     ranked: dict[State, list[Completion]] = {}
 
     def children(s: State) -> list[Completion]:
