@@ -320,8 +320,12 @@ def test_a_stdout_that_cannot_show_a_character_gets_it_escaped(tmp_path: Path, e
 #: first result) and, for the first two, waits there, so that a test sends its signal at
 #: that point without guessing a time.
 HARNESS = r"""
-import sys, threading
+import signal, sys, threading
 from pathlib import Path
+
+# Ctrl-C as a terminal delivers it, even where this test runs as a background job of a
+# shell without job control (which starts it with SIGINT ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def ready(wait):
     print("READY", file=sys.stderr, flush=True)
@@ -648,16 +652,19 @@ def test_a_spec_included_twice_is_named_as_such(runner: CliRunner, tmp_path: Pat
 
 def test_solve_has_a_default_node_budget(runner: CliRunner, tmp_path: Path) -> None:
     """A search that reaches its node budget is `unknown`, exit 3 (the default budget
-    bounds time and memory: --optimal on a bundled deal ran 13 minutes and took 1.9 GB)."""
-    from rove.cli import MAX_NODES, SOLVE_NODES
+    bounds time and memory: --optimal on a bundled deal ran 13 minutes and took 1.9 GB).
+    The seer that then looks for a win has a default budget of its own."""
+    from rove.cli import MAX_NODES, SEER_NODES, SOLVE_NODES
 
-    assert 1 <= SOLVE_NODES <= MAX_NODES
+    assert 1 <= SOLVE_NODES <= MAX_NODES and 1 <= SEER_NODES <= MAX_NODES
     pos = tmp_path / "pos.yaml"
     assert runner.invoke(app, ["deal", "--spec", "classic", "--seed", "1", "-o", str(pos)]).exit_code == 0
-    result = runner.invoke(app, ["solve", str(pos), "--node-limit", "10", "--json"])
+    result = runner.invoke(app, ["solve", str(pos), "--node-limit", "10", "--seer-node-limit", "0", "--json"])
     assert result.exit_code == 3, result.output
     got = json.loads(result.stdout)
     assert got["status"] == "unknown" and got["nodes"] <= 11
+    got = json.loads(runner.invoke(app, ["solve", str(pos), "--node-limit", "10", "--json"]).stdout)
+    assert got["stats"]["witness"] == "seer" and got["nodes"] <= 10 + SEER_NODES
     # --optimal: the win found within the budget, said not to be proven the cheapest
     got = json.loads(runner.invoke(app, ["solve", str(pos), "--optimal", "--node-limit", "1000", "--json"]).stdout)
     assert got["status"] == "solved" and not got["optimal"] and "limit was reached" in got["reason"]
