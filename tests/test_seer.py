@@ -149,12 +149,15 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
         assert (w["solved"], w["unknown"], w["decided_by_seer"], w["decided_by_expert"]) == (6, 0, 6, 0)
     console = Console(width=100, record=True)
     print_report(rep, console)
-    assert "12 win(s) the search left at its limit were found by the seer" in console.export_text()
+    shown = " ".join(console.export_text().split())
+    assert "node limit 1 (seer 2000000)" in shown
+    assert "12 win(s) the search left at its limit were found by the seer" in shown
     import pypdfium2 as pdfium
 
     doc = pdfium.PdfDocument(render_report_pdf(rep))
     text = " ".join(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
     assert "Of the solved deals, 12 were won by the seer" in text
+    assert "then the seer with 2000000 on a deal the search leaves at its limit" in text
     without = run_check(spec, CheckOptions(**opts, seer_node_limit=0)).to_json()  # type: ignore[arg-type]
     assert {(r["witness"], r["seer_nodes"]) for r in without["deals"]} == {("expert", None)}
 

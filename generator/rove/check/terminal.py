@@ -105,6 +105,7 @@ def _print_heading(data: dict[str, Any], console: Any) -> None:
                   f"({len(spec['modules'])} modules, {len(spec['cards'])} cards, "
                   f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
                   f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
+                  + (f" (seer {opts['seer_node_limit']})" if opts.get("seer_node_limit") else "")
                   + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
 
 

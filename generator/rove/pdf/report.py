@@ -275,7 +275,10 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
             f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
             f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
             f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
-            f"mission-cost solve; {limit}."
+            f"mission-cost solve"
+            + (f", then the seer with {opts['seer_node_limit']} on a deal the search leaves at "
+               "its limit" if opts.get("seer_node_limit") else "")
+            + f"; {limit}."
             + (f" Players: {', '.join(opts['players'])}" if opts.get("players") else "")
             + (f" (the expert with {data['expert']['node_limit']} nodes a deal)."
                if data.get("expert") else "." if opts.get("players") else "")
