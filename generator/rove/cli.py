@@ -42,9 +42,10 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
 SOLVE_NODES = 10_000_000
-SEER_NODES = 2_000_000  # the seer's nodes a deal, in rove solve and rove check alike
 """``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
 about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
+SEER_NODES = 2_000_000
+"""The seer's default nodes a deal, in ``rove solve`` and ``rove check`` alike."""
 MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""

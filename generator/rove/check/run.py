@@ -82,13 +82,13 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
     pos = deal(spec, seed, difficulty)
     r = solve(pos, time_limit=time_limit, max_nodes=node_limit, seer_nodes=seer_node_limit)
     seer = r.stats.get("seer")
-    seer_nodes = seer["nodes"] if isinstance(seer, dict) else 0
-    search_nodes = r.nodes - seer_nodes
+    seer_nodes = seer["nodes"] if isinstance(seer, dict) else None  # None: the seer did not run
+    search_nodes = r.nodes - (seer_nodes or 0)
     out: dict[str, Any] = {
         "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
         "nodes": search_nodes,
-        "limit": "nodes" if seer is not None else _limit_hit(r.status, search_nodes, node_limit),
-        "seer_nodes": seer_nodes if seer is not None else None,
+        "limit": "nodes" if seer_nodes is not None else _limit_hit(r.status, search_nodes, node_limit),
+        "seer_nodes": seer_nodes,
         "witness": r.stats.get("witness"),
         "deepest": None, "blocker": None, "blocker_source": None,
         "points": r.points, "cards": r.cards, "abilities": r.abilities,

@@ -201,7 +201,7 @@ class PlayerBudget:
             got = (plan, False)
         except Limit:
             plan, got = None, (None, True)
-        if plan and masked != s.spent and not _legal(deck, s, plan):
+        if plan and masked != s.spent and completion(deck, s, plan) is None:
             got = (None, False)  # not expected: the masked Sensor's arrows are its active ones
         self.used += b.nodes
         self.left -= b.nodes
@@ -216,13 +216,14 @@ def sensor_mask(deck: Deck) -> int:
                if m.ability == "sensor" and not m.flip_matters)
 
 
-def _legal(deck: Deck, s: State, plan: list[Action]) -> bool:
-    """Whether a plan is legal from ``s`` and completes its mission."""
+def completion(deck: Deck, s: State, plan: list[Action]) -> State | None:
+    """The state after ``plan`` from ``s`` when the plan is legal there and completes its
+    mission (or wins), else None."""
     states, bad = run_plan(deck, s, plan)
     if bad is not None:
-        return False
+        return None
     e = states[-1] if states else s
-    return e.status == WON or e.done > s.done
+    return e if e.status == WON or e.done > s.done else None
 
 
 def pre_completion(deck: Deck, v: State, plan: list[Action]) -> State:

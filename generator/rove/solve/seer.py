@@ -36,18 +36,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action
-from ..engine import PLAYING, WON, Deck, IllegalAction, State, apply
+from ..engine import PLAYING, WON, Deck, State
 from .expert import (
     DEFAULT_PROBE_NODES,
     DEFAULT_SEARCH_NODES,
     PlayerBudget,
     add_first_action_plans,
+    completion,
     known_view,
     pre_completion,
     sensor_mask,
     worth,
 )
 from .result import plan_cost
+
+Completion = tuple[list[Action], State]
+"""A completion of a mission: its plan and the state after it."""
 
 
 @dataclass(frozen=True)
@@ -60,18 +64,6 @@ class SeerResult:
     nodes: int
     decisions: int
     discrepancies: int
-
-
-def _completes(deck: Deck, s: State, plan: list[Action]) -> State | None:
-    """The state after ``plan`` on the real state ``s``, or None when the real draw order
-    makes it illegal or it does not complete the mission."""
-    e = s
-    try:
-        for a in plan:
-            e = apply(deck, e, a)
-    except IllegalAction:
-        return None
-    return e if e.status == WON or e.done > s.done else None
 
 
 def _view_plans(deck: Deck, v: State, budget: PlayerBudget) -> list[list[Action]]:
@@ -107,7 +99,7 @@ def _rank(deck: Deck, s: State, plan: list[Action], e: State, budget: PlayerBudg
     nxt, limited = budget.search(deck, v, probe=True)
     if limited:
         return 2, here
-    if nxt is None or (nxt and _completes(deck, e, nxt) is None):
+    if nxt is None or (nxt and completion(deck, e, nxt) is None):
         return 3, here
     if not nxt:
         return 1, worth(deck, e.hand, e.spent)
@@ -115,13 +107,13 @@ def _rank(deck: Deck, s: State, plan: list[Action], e: State, budget: PlayerBudg
     return 1, worth(deck, after.hand, after.spent)
 
 
-def candidates(deck: Deck, s: State, budget: PlayerBudget) -> list[tuple[list[Action], State]]:
+def candidates(deck: Deck, s: State, budget: PlayerBudget) -> list[Completion]:
     """The completions of ``s``'s mission the seer tries, best first: (plan, the real
     state after it), each legal on the real deal, one per end state."""
     scored: list[tuple[Any, list[Action], State]] = []
     seen: set[State] = set()
     for i, plan in enumerate(_view_plans(deck, known_view(s), budget)):
-        e = _completes(deck, s, plan)
+        e = completion(deck, s, plan)
         if e is None or e in seen:
             continue
         seen.add(e)
@@ -129,10 +121,6 @@ def candidates(deck: Deck, s: State, budget: PlayerBudget) -> list[tuple[list[Ac
         scored.append(((cls, -w, *plan_cost(plan), i), plan, e))
     scored.sort(key=lambda t: t[0])
     return [(plan, e) for _, plan, e in scored]
-
-
-Completion = tuple[list[Action], State]
-"""A completion of a mission: its plan and the state after it."""
 
 
 class OutOfNodes(Exception):
