@@ -1,7 +1,8 @@
 """The core's exact move-only distance tables held to A* and to the engine.
 
 * Per table, 1,000+ random layouts: the table's distance is what mission A* (tables
-  off, every ability spent, a bare budget of exactly that many points) finds, plan
+  off, every ability spent, or every one but the Sensor's, whose use only flips it
+  and so changes its arrows, a bare budget of exactly that many points) finds, plan
   replayed through the rules engine; a layout the table says no move sequence (or more
   than ``CAP`` moves) can complete is proven unsolvable by A* at ``CAP`` points; a
   distance of 0 is the engine's own pattern match.  Specs: every arrow kind on both
@@ -74,39 +75,49 @@ def random_layout(rng: random.Random, n: int) -> tuple[int, ...]:
     return tuple(x + dx + (y + dy) * 1024 for x, y in cells)
 
 
-def bare(deck: Deck, cells: tuple[int, ...], mission: int, points: int) -> State:
-    """Every ability spent, a bare budget of ``points``, no cards."""
-    return State(cells, (1 << deck.n) - 1, (), (), (), -1, points, mission, 0, (), PLAYING, "mission")
+def bare(deck: Deck, cells: tuple[int, ...], mission: int, points: int, spent: int | None = None) -> State:
+    """Every ability spent (or those of ``spent``), a bare budget of ``points``, no cards."""
+    spent = (1 << deck.n) - 1 if spent is None else spent
+    return State(cells, spent, (), (), (), -1, points, mission, 0, (), PLAYING, "mission")
 
 
-#: (spec, mission) per table: one table of each spec in the default suite (a table takes
-#: a few seconds to build and 1,000 A* solves to check), the others in the slow one
+def all_but_sensor(deck: Deck) -> int:
+    """Every module spent but the Sensor."""
+    return ((1 << deck.n) - 1) & ~(1 << deck.codes.index("S"))
+
+
+#: (spec, mission, Sensor unspent) per table: one table of each spec and one with the
+#: Sensor's free flip in the default suite (a table takes a few seconds to build and
+#: 1,000 A* solves to check), the others in the slow one
 TABLES = [
-    ("kinds", 0), ("standard", 1),
-    *(pytest.param(name, m, marks=pytest.mark.slow) for name, m in (("kinds", 1), ("kinds", 2), ("standard", 0))),
+    ("kinds", 0, False), ("standard", 1, False), ("kinds", 2, True),
+    *(pytest.param(name, m, sensor, marks=pytest.mark.slow)
+      for name, m, sensor in (("kinds", 1, False), ("kinds", 2, False), ("standard", 0, False), ("kinds", 0, True))),
 ]
 
 
-@pytest.mark.parametrize(("name", "mission"), TABLES)
-def test_tables_equal_mission_astar(name: str, mission: int, tmp_path: Path,
+@pytest.mark.parametrize(("name", "mission", "sensor"), TABLES)
+def test_tables_equal_mission_astar(name: str, mission: int, sensor: bool, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ROVE_TABLES", "0")  # the A* this is compared with runs without tables
     spec = load_spec(write_spec(tmp_path, name, KINDS if name == "kinds" else None))
     deck = Deck(spec)
     compiled = core.core_deck(deck)
-    rng = random.Random(f"tables:{name}:{mission}")
+    spent = all_but_sensor(deck) if sensor else None
+    rng = random.Random(f"tables:{name}:{mission}" + (":sensor" if sensor else ""))
     seen: dict[str, int] = {"zero": 0, "near": 0, "far": 0}
+    flips = 0
     m = mission
     for _ in range(LAYOUTS):
         cells = random_layout(rng, deck.n)
-        d = core._core.table_distance(compiled, core.state_tuple(bare(deck, cells, m, 0)))
+        d = core._core.table_distance(compiled, core.state_tuple(bare(deck, cells, m, 0, spent)))
         if d == 0:
             assert deck.mission_pat[m].matches(cells)
             seen["zero"] += 1
             continue
         assert not deck.mission_pat[m].matches(cells)
         points = CAP if d is None or d > CAP else d
-        start = bare(deck, cells, m, points)
+        start = bare(deck, cells, m, points, spent)
         plan, _, _ = solve_mission_state(deck, start, Budget.of(None, 2_000_000))
         if points < (d or CAP + 1):
             assert plan is None, (name, m, cells, d)
@@ -114,6 +125,7 @@ def test_tables_equal_mission_astar(name: str, mission: int, tmp_path: Path,
             continue
         assert plan is not None, (name, m, cells, d)
         assert sum(a.act == "move" for a in plan) == d, (name, m, cells, d, plan)
+        flips += any(a.act == "ability" for a in plan)
         s = start
         for a in plan:
             s = apply(deck, s, a)
@@ -123,6 +135,8 @@ def test_tables_equal_mission_astar(name: str, mission: int, tmp_path: Path,
     # deck's first mission (jump, short and push arrows) layouts beyond CAP or nowhere too
     assert seen["zero"] >= 1 and seen["near"] >= 300, seen
     assert (name, mission) != ("kinds", 0) or seen["far"] >= 20, seen
+    # with the Sensor unspent, some of the cheapest plans flip it on the way
+    assert not sensor or flips > 0, seen
 
 
 def test_tables_keep_astar_costs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -219,6 +219,12 @@ impl Deck {
         self.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i)
     }
 
+    /// The bits of modules whose ability never changes the layout: Sensors (a use draws a
+    /// card and flips the Sensor, which may change its arrows, never where a module is).
+    pub fn layout_free(&self) -> u32 {
+        self.modules.iter().enumerate().filter(|(_, m)| m.ability == Ability::Sensor).fold(0, |k, (i, _)| k | 1 << i)
+    }
+
     pub fn new(modules: Vec<Module>, cards: Vec<Card>, missions_to_win: i32, rules: Rules) -> Result<Self, String> {
         if modules.is_empty() || modules.len() > MAX_MODULES {
             return Err(format!("the core handles 1 to {MAX_MODULES} modules, not {}", modules.len()));

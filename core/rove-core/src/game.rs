@@ -22,11 +22,11 @@
 //!
 //! * *needed* is a lower bound on the moves (one point each) any completion makes.
 //!   Where the heuristic uses a distance table ([`crate::tables`]: every unspent
-//!   module, if any, is a Sensor whose flip keeps its arrows, so nothing but moves
-//!   changes the layout until the mission completes), it is the fewest moves from the
-//!   layout to one matching the mission, by the arrows the modules have: a completion
-//!   needs the layout to match after some action, and card plays and draws leave it
-//!   as it is.  A layout from which no move sequence matches is cut whatever points
+//!   module, if any, is a Sensor, so nothing but moves changes the layout until the
+//!   mission completes), it is the fewest moves from the layout to one matching the
+//!   mission, by the arrows the modules have and may get from a Sensor's flip: a
+//!   completion needs the layout to match after some action, and card plays, draws
+//!   and Sensor uses leave it as it is.  A layout from which no move sequence matches is cut whatever points
 //!   remain.
 //! * *obtainable* is an upper bound on the points that can still be spent on this
 //!   mission: the current card's points left, plus each card in hand at its bonus

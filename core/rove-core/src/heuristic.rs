@@ -46,8 +46,8 @@ pub struct Heuristic {
     /// The exact move-only distance tables, when this heuristic uses them (see
     /// [`Heuristic::with_tables`]).
     tables: Option<RefCell<TableCache>>,
-    /// Modules whose ability, while unspent, cannot change the layout: a Sensor whose
-    /// flip keeps its arrows (it only draws a card).
+    /// Modules whose ability, while unspent, cannot change the layout: Sensors (a use
+    /// draws a card and flips the Sensor; the tables count the flip as free).
     inert: u32,
 }
 
@@ -115,12 +115,7 @@ impl Heuristic {
                 tables
             })
             .collect();
-        let inert = deck
-            .modules
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.ability == Ability::Sensor && !m.flip_matters())
-            .fold(0, |k, (i, _)| k | 1 << i);
+        let inert = deck.layout_free();
         Heuristic { dist, memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]), tables: None, inert }
     }
 
@@ -133,10 +128,13 @@ impl Heuristic {
     ///
     /// Why it stays admissible: in such a state the layout changes only by moves, one
     /// point each, until the mission completes (a completion needs the layout to
-    /// match), so the table's distance is a lower bound on the points still needed
-    /// (exact, for the layout), and no ability is needed at that many points.  It is
-    /// also consistent (along a move it falls by at most one, along any other action
-    /// not at all; spent modules never come back), but a table switched on mid-search
+    /// match), and a Sensor's use at most changes its arrows, which the table allows at
+    /// any moment for nothing; so the table's distance is a lower bound on the points
+    /// still needed (exact, for the layout), and 0 one on the abilities at that many
+    /// points.  It is also consistent (along a move it falls by at most one, along any
+    /// other action not at all: a Sensor's use leads to the flipped table, whose
+    /// distances are never smaller, as the table's own search starts from them;
+    /// spent modules never come back), but a table switched on mid-search
     /// makes the bound of a state rise over time: A* re-opens a node reached more
     /// cheaply, so it stays optimal with a bound that is only admissible, and the
     /// whole-deal search only prunes with it.
@@ -376,7 +374,7 @@ impl Heuristic {
 }
 
 /// The bound raised by a switched-on table's byte: no ability can change the layout,
-/// so none is needed at that many points.
+/// so 0 abilities is a lower bound at that many points.
 fn raised(plain: (i32, i32), byte: u8) -> (i32, i32) {
     let need = if byte == crate::tables::UNREACHABLE { UNREACHABLE_NEED } else { i32::from(byte) };
     if need > plain.0 {

@@ -4,7 +4,8 @@
 //! is to move modules, one point a move, until the layout matches the pattern.  The
 //! fewest moves from a layout is then a function of the layout alone (up to
 //! translation, as pattern matching is), of the arrows each module moves by (its side,
-//! given the spent set) and of the pattern.  A [`Table`] holds that number for *every*
+//! given the spent set; a Sensor still unspent may flip at any moment, see
+//! [`free_flips`]) and of the pattern.  A [`Table`] holds that number for *every*
 //! layout of the deck's modules: one byte a layout, filled by one backward
 //! breadth-first search from the layouts that match (the chess tablebases' retrograde
 //! analysis).
@@ -486,34 +487,74 @@ pub struct Table {
 }
 
 impl Table {
-    /// Build by backward breadth-first search from every matching layout.
+    /// Build by backward search from every matching layout, a use of each Sensor still
+    /// unspent counted as free (see [`free_flips`]): the tables of the spent sets with
+    /// those flips made are built first.
     pub fn build(deck: &Deck, index: &LayoutIndex, pattern: &Pattern, spent: u32) -> Table {
+        let mut seeds = Table::seeds(index, pattern);
+        for m in bits(free_flips(deck, spent)) {
+            Table::build(deck, index, pattern, spent | 1 << m).lower(&mut seeds);
+        }
+        Table::search(deck, index, spent, seeds)
+    }
+
+    /// 0 for every layout matching `pattern`, [`UNREACHABLE`] for the others.
+    fn seeds(index: &LayoutIndex, pattern: &Pattern) -> Vec<u8> {
         let n = index.n();
-        let total = index.len();
-        let mut dist = vec![UNREACHABLE; total];
-        let mut frontier: Vec<u32> = Vec::new();
         let mut cells = [0 as Cell; MAX_MODULES];
-        for k in 0..total as u32 {
-            index.layout(k, &mut cells[..n]);
-            if pattern.matches(&cells[..n]) {
-                dist[k as usize] = 0;
-                frontier.push(k);
+        (0..index.len() as u32)
+            .map(|k| {
+                index.layout(k, &mut cells[..n]);
+                if pattern.matches(&cells[..n]) {
+                    0
+                } else {
+                    UNREACHABLE
+                }
+            })
+            .collect()
+    }
+
+    /// Lower `seeds` to this table's distances where they are smaller: this table is
+    /// the spent set after a free flip, which leaves the layout where it is.
+    fn lower(&self, seeds: &mut [u8]) {
+        for (s, &d) in seeds.iter_mut().zip(&self.dist) {
+            *s = (*s).min(d);
+        }
+    }
+
+    /// The backward search from `seeds` (each layout's distance if no move is made
+    /// first: 0 where the layout matches, a flipped table's distance, or
+    /// [`UNREACHABLE`]) by the moves `spent` gives, one point each.  The seeds differ,
+    /// so layouts wait in one bucket per distance (Dial's algorithm), settled in
+    /// increasing order; with only 0 and [`UNREACHABLE`] seeds this is the plain
+    /// breadth-first search.
+    fn search(deck: &Deck, index: &LayoutIndex, spent: u32, mut dist: Vec<u8>) -> Table {
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); usize::from(MAX_STORED) + 1];
+        for (k, &d) in dist.iter().enumerate() {
+            if d != UNREACHABLE {
+                buckets[usize::from(d)].push(k as u32);
             }
         }
-        let mut level: u8 = 0;
-        let mut next: Vec<u32> = Vec::new();
-        while !frontier.is_empty() {
-            level = level.saturating_add(1).min(MAX_STORED);
-            next.clear();
+        let mut level = 0usize;
+        while level < buckets.len() {
+            let frontier = std::mem::take(&mut buckets[level]);
+            if frontier.is_empty() {
+                level += 1;
+                continue;
+            }
+            // a layout further than MAX_STORED stores MAX_STORED (a lower bound)
+            let next = (level + 1).min(usize::from(MAX_STORED));
             for &k in &frontier {
+                if usize::from(dist[k as usize]) != level {
+                    continue; // settled at a smaller distance since it was queued
+                }
                 predecessor_indices(deck, spent, index, k, |j| {
-                    if dist[j as usize] == UNREACHABLE {
-                        dist[j as usize] = level;
-                        next.push(j);
+                    if usize::from(dist[j as usize]) > next {
+                        dist[j as usize] = next as u8;
+                        buckets[next].push(j);
                     }
                 });
             }
-            std::mem::swap(&mut frontier, &mut next);
         }
         Table { dist }
     }
@@ -536,6 +577,20 @@ impl Table {
         }
         h
     }
+}
+
+/// The unspent modules of `spent` whose use a table counts as free: Sensors whose flip
+/// changes their arrows.  A Sensor's use draws a card and flips it; it never moves a
+/// module, so the fewest points to a matching layout, where the Sensor may be flipped
+/// at any moment for nothing, is still a function of the layout alone.  (A Sensor whose
+/// flip keeps its arrows changes nothing a table sees: its bit is not in the key.)
+pub fn free_flips(deck: &Deck, spent: u32) -> u32 {
+    deck.layout_free() & deck.flip_mask() & !spent
+}
+
+/// The set bits of a mask, lowest first.
+fn bits(mask: u32) -> impl Iterator<Item = u32> {
+    (0..32).filter(move |b| mask >> b & 1 == 1)
 }
 
 /// What a cache did during one solve: distances asked for (of layout-inert states),
@@ -647,14 +702,30 @@ impl TableCache {
             return Some(0);
         }
         let n = deck.n();
-        let key = self.key(mission, spent);
         let index = self.index.get_or_insert_with(|| LayoutIndex::new(n));
         let Some(at) = index.index(cells) else {
             return Some(0);
         };
+        let slot = self.resident_slot(deck, mission, spent);
+        match self.resident[slot].1.get(at) {
+            UNREACHABLE => None,
+            d => Some(u32::from(d)),
+        }
+    }
+
+    /// The place in `resident` of the table of `mission` under `spent`, built now if it
+    /// is not resident (the tables of its free flips first, see [`free_flips`]).
+    fn resident_slot(&mut self, deck: &Deck, mission: u8, spent: u32) -> usize {
+        let key = self.key(mission, spent);
         self.clock += 1;
         if self.slot[key] == 0 {
-            let table = Table::build(deck, index, &deck.cards[mission as usize].mission, spent);
+            let pattern = &deck.cards[mission as usize].mission;
+            let mut seeds = Table::seeds(self.index.get_or_insert_with(|| LayoutIndex::new(deck.n())), pattern);
+            for m in bits(free_flips(deck, spent)) {
+                let flipped = self.resident_slot(deck, mission, spent | 1 << m);
+                self.resident[flipped].1.lower(&mut seeds);
+            }
+            let table = Table::search(deck, self.index.as_ref().expect("the index"), spent, seeds);
             self.stats.built += 1;
             if self.resident.len() >= MAX_RESIDENT {
                 // the least recently used goes (uses are distinct clock ticks)
@@ -667,12 +738,9 @@ impl TableCache {
                 self.slot[key] = self.resident.len() as u8;
             }
         }
-        let entry = &mut self.resident[self.slot[key] as usize - 1];
-        entry.2 = self.clock;
-        match entry.1.get(at) {
-            UNREACHABLE => None,
-            d => Some(u32::from(d)),
-        }
+        let slot = self.slot[key] as usize - 1;
+        self.resident[slot].2 = self.clock;
+        slot
     }
 }
 
@@ -822,9 +890,12 @@ mod tests {
         }
     }
 
-    /// A table's distances are a fixed point of the forward moves: 0 exactly on the
-    /// matching layouts, and otherwise one more than the least successor's (unreachable
-    /// when no successor reaches), on random layouts of several patterns and spent sets.
+    /// A table's distances are a fixed point of the forward moves and the free Sensor
+    /// flip: 0 exactly on the matching layouts, and otherwise the least of one more
+    /// than the least successor's and, while the Sensor (module 2, whose flip changes
+    /// its arrows) is unspent, the flipped table's distance for the same layout
+    /// (unreachable when neither reaches), on random layouts of several patterns and
+    /// spent sets.
     #[test]
     fn distances_are_the_forward_fixed_point() {
         let e = PatCell::Empty;
@@ -835,25 +906,33 @@ mod tests {
             &[(0, 0, PatCell::Named(5)), (1, 1, PatCell::Named(2)), (2, 2, any), (1, 0, e)],
         ];
         let deck = mixed_deck(&pats);
+        assert_eq!(free_flips(&deck, 0b111011), 0b100);
         let index = LayoutIndex::new(6);
         let mut next = rng(77);
+        let mut flips_mattered = 0;
         for (m, spent) in [(0u8, 0b111111u32), (1, 0b101010), (2, 0)] {
-            let table = Table::build(&deck, &index, &deck.cards[m as usize].mission, spent);
+            let pattern = &deck.cards[m as usize].mission;
+            let table = Table::build(&deck, &index, pattern, spent);
+            let flipped = (free_flips(&deck, spent) != 0).then(|| Table::build(&deck, &index, pattern, spent | 0b100));
             let hist = table.histogram();
             assert!(hist[0] > 0 && hist[1] > 0 && hist[3] > 0, "{:?}", &hist[..8]);
             for _ in 0..2000 {
                 let cells = random_layout(&mut next, 6);
                 let k = index.index(&cells).expect("valid");
                 let d = table.get(k);
-                if deck.cards[m as usize].mission.matches(&cells) {
+                if pattern.matches(&cells) {
                     assert_eq!(d, 0);
                     continue;
                 }
                 let best = forward(&deck, &cells, spent, &index).iter().map(|&j| table.get(j)).min().unwrap_or(UNREACHABLE);
-                let want = if best == UNREACHABLE { UNREACHABLE } else { best + 1 };
-                assert_eq!(d, want, "{cells:?}");
+                let moved = if best == UNREACHABLE { UNREACHABLE } else { best + 1 };
+                let flip = flipped.as_ref().map_or(UNREACHABLE, |t| t.get(k));
+                flips_mattered += i32::from(flip < moved);
+                assert_eq!(d, moved.min(flip), "{cells:?} spent {spent:b}");
             }
         }
+        // the free flip is the shorter way from some of the layouts drawn
+        assert!(flips_mattered > 0);
     }
 
     #[test]
@@ -866,12 +945,21 @@ mod tests {
         let deck = Deck::new(modules, cards, 2, Rules::default()).expect("a deck");
         let mut cache = TableCache::new(&deck);
         let cells = [pack(0, 0), pack(1, 0), pack(2, 0)];
-        let first: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0, &cells)).collect();
+        // the Sensor (module 2) is spent: one table a mission
+        let first: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0b100, &cells)).collect();
         assert_eq!(cache.resident(), MAX_RESIDENT);
         assert_eq!(cache.stats().built, deck.cards.len() as u64);
         // evicted tables come back with the same answers
-        let again: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0, &cells)).collect();
+        let again: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0b100, &cells)).collect();
         assert_eq!(first, again);
+        assert_eq!(cache.resident(), MAX_RESIDENT);
+        // with the Sensor unspent a table needs its flipped one first: two builds
+        let built = cache.stats().built;
+        let unflipped = cache.distance(&deck, 0, 0, &cells);
+        assert_eq!(cache.stats().built - built, 2);
+        if let Some(flipped) = first[0] {
+            assert!(unflipped.is_some_and(|d| d <= flipped), "{unflipped:?} {flipped}");
+        }
         assert_eq!(cache.resident(), MAX_RESIDENT);
     }
 }
