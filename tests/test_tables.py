@@ -201,3 +201,36 @@ def test_solve_json_reports_the_tables(tmp_path: Path) -> None:
     stats = out["stats"]
     assert {"table_probes", "tables_used", "tables_built"} <= set(stats), out
     assert stats["table_probes"] > 0 and stats["tables_built"] <= stats["tables_used"], out
+
+
+def test_short_game_searches_and_the_book_switch_no_table_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole-deal search below ``GAME_TABLES_MIN_NODES`` switches no table on (a build
+    costs more than such a search can save), one at or above it does, after the core's
+    usual number of asks; ``ROVE_TABLES=eager`` (tests) keeps them on for any search, and
+    inside ``tables_off`` (the book) no search has them."""
+    monkeypatch.delenv("ROVE_TABLES", raising=False)
+    usual = core.tables_after()
+    assert usual > 1
+    assert core._game_tables(Budget.of(None, core.GAME_TABLES_MIN_NODES - 1)) == 0
+    assert core._game_tables(Budget.of(None, core.GAME_TABLES_MIN_NODES)) == usual
+    with core.tables_off():
+        assert core.tables_after() == 0
+        assert core._game_tables(Budget.of(None, 10 * core.GAME_TABLES_MIN_NODES)) == 0
+    assert core.tables_after() == usual
+    monkeypatch.setenv("ROVE_TABLES", "eager")
+    assert core._game_tables(Budget.of(None, 1_000)) == 1
+    # a short deal search on the bundled deck that uses tables when told to (eager)
+    # leaves them off by default: no distance is even asked for
+    spec = load_spec("standard")
+    pos = deal(spec, 1, "impossible")
+    deck = Deck(spec, pos.rules)
+    start = state_from_position(deck, pos)
+    for env, nodes in (("eager", 2_000), (None, 200_000)):
+        if env is None:
+            monkeypatch.delenv("ROVE_TABLES")
+        stats: dict[str, int] = {}
+        try:
+            core.solve_game(deck, start, Budget.of(None, nodes), False, None, stats)
+        except Limit:
+            pass
+        assert (stats.get("tables_used", 0) > 0) == (env == "eager"), stats

@@ -241,7 +241,18 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
 def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
                   settings: Settings = Settings(), progress: Progress | None = None,
                   ) -> list[Puzzle]:
-    """``count`` verified puzzles (fewer only if even Mission in N runs dry), in book order."""
+    """``count`` verified puzzles (fewer only if even Mission in N runs dry), in book order.
+
+    The searches run without the core's distance tables (``core.tables_off``): the book
+    makes thousands of short searches, which do not earn a table's build back."""
+    from ..solve import core
+
+    with core.tables_off():
+        return _generate_book(spec, count, mix, seed, settings, progress)
+
+
+def _generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int, settings: Settings,
+                   progress: Progress | None) -> list[Puzzle]:
     counts = split_count(count, mix)
     keys: set[tuple] = set()
     quota = MissionQuota(count)

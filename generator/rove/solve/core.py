@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action
@@ -50,6 +51,25 @@ def available(deck: Deck | None = None) -> bool:
     return deck is None or (deck.n <= _core.MAX_MODULES and len(deck.card_ids) <= _core.MAX_CARDS)
 
 
+_TABLES_OFF = [0]
+"""How many ``tables_off`` blocks are open."""
+
+
+@contextmanager
+def tables_off() -> Iterator[None]:
+    """The searches inside switch no distance table on, as under ``ROVE_TABLES=0``.
+
+    For a run of many short searches on a deck new to the process, the book's: a table
+    costs seconds to build, which searches of tens of thousands of nodes do not earn
+    back (the bundled deck's default book: 168 s with the tables, 120 s without, the
+    same PDF byte for byte)."""
+    _TABLES_OFF[0] += 1
+    try:
+        yield
+    finally:
+        _TABLES_OFF[0] -= 1
+
+
 def tables_after() -> int:
     """After how many asks a solve switches a distance table on (0: never).
 
@@ -58,9 +78,28 @@ def tables_after() -> int:
     searches then use them too); otherwise the core's default, which spares the
     short searches a table's build."""
     value = os.environ.get("ROVE_TABLES", "")
-    if value == "0":
+    if value == "0" or _TABLES_OFF[0]:
         return 0
     return 1 if value == "eager" else int(_core.TABLES_AFTER)
+
+
+GAME_TABLES_MIN_NODES = 1_000_000
+"""A whole-deal search with a smaller node limit switches no distance table on (unless
+``ROVE_TABLES=eager``).  A table's build costs what some 300,000 to 600,000 of the
+search's nodes do (2 to 4 s), which a search this short does not earn back: the book's
+deal searches (200,000 nodes) took 28.9 s with tables and 2.6 s without on a bundled
+deal, unknown both ways.  At the 2,000,000 nodes of ``rove check`` they pay in verdicts
+(on 20 deals of bench/decks/g35.yaml: 12 decided with tables, 11 without, on 26% fewer
+nodes), so they stay on there."""
+
+
+def _game_tables(budget: Budget) -> int:
+    """``tables_after()`` for a whole-deal search with this budget (see
+    ``GAME_TABLES_MIN_NODES``)."""
+    after = tables_after()
+    if after > 1 and budget.max_nodes < GAME_TABLES_MIN_NODES:
+        return 0
+    return after
 
 
 def _pattern_cells(pattern: Pattern, index: dict[str, int]) -> tuple[tuple[int, int, int], ...]:
@@ -114,7 +153,8 @@ def core_deck(deck: Deck) -> Any:
 def table_distance(deck: Deck, state: State) -> int | None:
     """The distance table's answer for a state with a mission: the fewest moves (a point
     each) from its layout to one that matches the mission, by the arrows its spent set
-    gives, without abilities (None: no sequence of moves gets there).  Exact up to 253;
+    gives, without abilities but a Sensor's flip, free whenever it is shorter (None: no
+    sequence of moves gets there).  Exact up to 253;
     a larger figure is a lower bound (the core stores 254 for everything beyond).  The
     table is built on the first ask (a few seconds for six modules) and kept with the
     compiled deck.  ValueError when the deck has more modules than tables hold; the
@@ -199,7 +239,7 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     from .nodes import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
-    tables = 0 if reference else tables_after()
+    tables = 0 if reference else _game_tables(budget)
     status, plan, is_optimal, nodes, done, mission, (probes, used, built) = _core.solve_game(
         core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, reference, tables)
     budget.nodes += nodes
