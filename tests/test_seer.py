@@ -89,6 +89,7 @@ def test_the_seers_win_replays_and_is_the_same_every_time(seen_deal: Any) -> Non
     start = state_from_position(deck, pos)
     first = seek(deck, start, 2_000_000)
     assert first.plan is not None and first.nodes <= 2_000_000
+    assert first.deepest == deck.missions_to_win - 1  # its last decision: the last mission
     verify_plan(pos, list(first.plan), deck)  # raises unless legal and won
     assert seek(deck, start, 2_000_000) == first
     short = seek(deck, start, 5_000)

@@ -44,8 +44,12 @@ MAX_DEALS = 100_000
 SOLVE_NODES = 10_000_000
 """``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
 about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
-SEER_NODES = 2_000_000
-"""The seer's default nodes a deal, in ``rove solve`` and ``rove check`` alike."""
+SEER_NODES = 8_000_000
+"""The seer's default nodes a deal, in ``rove solve`` and ``rove check`` alike: every deal
+that 2,000,000 left unknown on bench/decks/b01.yaml (5 of 80) and on the bundled deck's
+first 40 a difficulty (2 of 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one
+core).  The price is on decks whose deals it cannot win (bench/decks/f35.yaml), where it
+spends all of them."""
 MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""

@@ -79,7 +79,7 @@ def _seer(deck: Deck, start: State, nodes: int, budget: Budget, stats: dict[str,
     found = seek(deck, start, nodes)
     budget.nodes += found.nodes
     stats["seer"] = {"nodes": found.nodes, "decisions": found.decisions,
-                     "discrepancies": found.discrepancies}
+                     "discrepancies": found.discrepancies, "deepest": found.deepest}
     if found.plan is None:
         return None
     stats["witness"] = "seer"

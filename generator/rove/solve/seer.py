@@ -57,13 +57,15 @@ Completion = tuple[list[Action], State]
 @dataclass(frozen=True)
 class SeerResult:
     """What the seer found: a winning plan (None: none found, which proves nothing), the
-    mission-search nodes it spent, the states it ranked completions from (decisions) and
-    the discrepancies of its last pass (-1: its nodes ran out before a pass ended)."""
+    mission-search nodes it spent, the states it ranked completions from (decisions),
+    the discrepancies of its last pass (-1: its nodes ran out before a pass ended) and
+    the most missions done at a decision (how far its deepest line got)."""
 
     plan: tuple[Action, ...] | None
     nodes: int
     decisions: int
     discrepancies: int
+    deepest: int
 
 
 def _view_plans(deck: Deck, v: State, budget: PlayerBudget) -> list[list[Action]]:
@@ -182,12 +184,15 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     # seer's memory (under 2 GB at the default 100,000)
     budget = PlayerBudget(node_limit, search_nodes, probe_nodes, max_search=search_nodes)
     ranked: dict[State, list[Completion]] = {}
+    deepest = start.done
 
     def children(s: State) -> list[Completion]:
         # each state's completions are ranked once (that costs nodes; walking them
         # again in a later pass does not)
+        nonlocal deepest
         got = ranked.get(s)
         if got is None:
+            deepest = max(deepest, s.done)
             if budget.left <= 0:
                 raise OutOfNodes
             got = ranked[s] = candidates(deck, s, budget)
@@ -198,4 +203,4 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     except OutOfNodes:
         plan = None
         k = -1
-    return SeerResult(None if plan is None else tuple(plan), budget.used, len(ranked), k)
+    return SeerResult(None if plan is None else tuple(plan), budget.used, len(ranked), k, deepest)
