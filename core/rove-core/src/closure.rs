@@ -41,12 +41,19 @@
 //! Raising the bound to 1 is what makes the walk cheaper than the A* solves even for a
 //! single mission: A*'s bound is often 0 on a state one use short of the mission, so it
 //! expands the whole last level; the walk pops those states last (deeper first among
-//! equal keys) and stops at the first that completes the mission.  The walk is A* with duplicate
+//! equal keys) and stops at the first that completes the mission.
+//!
+//! The bounds cost an estimate per open mission, most of the walk's time, so a state
+//! is pushed keyed by the least bound of any state that does not match (one use), and
+//! its own bound is computed when it is popped (then it is expanded, or pushed again
+//! keyed by that bound, or dropped when it is infinite): most pushed states are never
+//! popped.  The walk is A* with duplicate
 //! detection on A*'s canonical keys and that bound (with the plain heuristic, the
 //! reference bound, which never rises during a search), node entries re-opened when
-//! reached by fewer abilities as in A*.  As missions close the smallest bound can only
-//! rise, so an entry's key is a lower bound of its node's f = g + bound and is
-//! re-keyed when popped.  When the popped key reaches the abilities `c_m` of the best
+//! reached by fewer abilities as in A*.  An entry's key is a lower bound of its node's
+//! f = g + bound (pushed with the least bound, 1; as missions close the smallest bound
+//! can only rise), and a node is expanded only when popped with its key equal to its
+//! f; otherwise it is re-keyed.  When the popped key reaches the abilities `c_m` of the best
 //! plan found for `m`, every open node's f, for `m` too, is at least `c_m`; by the
 //! usual A* argument a cheaper zero-point plan would leave a node of f below `c_m` open
 //! (a node on it reached by its own optimal abilities: never dropped, its bound for
@@ -162,13 +169,16 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     // the state is pushed[push order]
     let mut heap: BinaryHeap<Reverse<(i32, i32, u32, u32)>> = BinaryHeap::new();
     let mut pushed: Vec<State> = Vec::new();
-    if let Some(h0) = bound(deck, h, &s0, &open) {
-        ids.insert(canonical_key(&s0, may_draw), 0);
-        best_g.push(0);
-        parents.push((NO_PARENT, None, 0));
-        heap.push(Reverse((h0, 0, 0, 0)));
-        pushed.push(s0);
-    }
+    // per push order: the entry's bound (None: infinite) and the number of open
+    // missions it was computed for (0: not computed yet; missions only close, so a bound
+    // computed for as many open missions as now is current)
+    let mut bounds: Vec<(Option<i32>, usize)> = Vec::new();
+    ids.insert(canonical_key(&s0, may_draw), 0);
+    best_g.push(0);
+    parents.push((NO_PARENT, None, 0));
+    heap.push(Reverse((0, 0, 0, 0)));
+    pushed.push(s0);
+    bounds.push((None, 0));
     let mut successors = Vec::with_capacity(256);
     while let Some(Reverse((f, minus_g, at, id))) = heap.pop() {
         let g = -minus_g;
@@ -190,11 +200,15 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             continue; // reached by fewer abilities since
         }
         let s = pushed[at as usize];
-        let Some(hs) = bound(deck, h, &s, &open) else {
+        let (known, for_open) = &mut bounds[at as usize];
+        if *for_open != open.len() {
+            (*known, *for_open) = (bound(deck, h, &s, &open), open.len());
+        }
+        let Some(hs) = *known else {
             continue; // no open mission can be completed from here without a point
         };
         if g + hs > f {
-            heap.push(Reverse((g + hs, minus_g, at, id))); // a mission closed: re-keyed
+            heap.push(Reverse((g + hs, minus_g, at, id))); // keyed by its bound now
             continue;
         }
         if let Err(stop) = budget.tick(hooks) {
@@ -224,10 +238,9 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
                     continue;
                 }
             }
-            let Some(h2) = bound(deck, h, &s2, &open) else {
-                continue;
-            };
-            if g2 + h2 >= cap {
+            // keyed by the least bound of a state that does not match (its own bound is
+            // computed if it is popped: most pushed states never are)
+            if g2 + 1 >= cap {
                 continue;
             }
             let id2 = match entry {
@@ -248,8 +261,9 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
                     new
                 }
             };
-            heap.push(Reverse((g2 + h2, -g2, pushed.len() as u32, id2)));
+            heap.push(Reverse((g2 + 1, -g2, pushed.len() as u32, id2)));
             pushed.push(s2);
+            bounds.push((None, 0));
         }
     }
     // the queue ran out: every plan found is optimal
