@@ -109,27 +109,33 @@ impl Open {
     }
 }
 
-/// The smallest bound `d_m` of `s` over the open missions (None: every one infinite).
+/// The smallest bound `d_m` of `s` over the open missions (None: every one infinite),
+/// given that it is at least `enough` (at least 1).
 ///
 /// `d_m` is infinite when `s` matches `m` (a plan for `m` ends at the first state that
 /// matches it, so none goes on through `s`) or when the heuristic's point bound is
 /// positive; otherwise the heuristic's ability bound, raised to 1 (a state that does
 /// not match needs at least one more action, and at no point that is an ability use).
-/// The scan stops at the first 1, the least any `d_m` can be.
-fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &[Open]) -> Option<i32> {
+/// The scan stops at the first `d_m` down to `enough`: that is the smallest.  The
+/// mission that stopped it moves to the front, where the next scan starts (states met
+/// one after another are mostly near the same missions).
+fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32) -> Option<i32> {
+    let enough = enough.max(1);
     let mut with = *s;
     let mut least: Option<i32> = None;
-    for m in open {
-        if deck.cards[m.card as usize].mission.matches(s.cells()) {
+    for k in 0..open.len() {
+        let card = open[k].card;
+        if deck.cards[card as usize].mission.matches(s.cells()) {
             continue;
         }
-        with.mission = Some(m.card);
+        with.mission = Some(card);
         let (points, abilities) = h.estimate(deck, &with);
         if points == 0 {
             let d = abilities.max(1);
             if least.is_none_or(|l| d < l) {
                 least = Some(d);
-                if d == 1 {
+                if d <= enough {
+                    open.swap(0, k);
                     break;
                 }
             }
@@ -202,7 +208,8 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let s = pushed[at as usize];
         let (known, for_open) = &mut bounds[at as usize];
         if *for_open != open.len() {
-            (*known, *for_open) = (bound(deck, h, &s, &open), open.len());
+            // the key is a lower bound of g + the bound: a mission at it settles the scan
+            (*known, *for_open) = (bound(deck, h, &s, &mut open, f - g), open.len());
         }
         let Some(hs) = *known else {
             continue; // no open mission can be completed from here without a point
