@@ -47,7 +47,10 @@
 //! is pushed keyed by the least bound of any state that does not match (one use), and
 //! its own bound is computed when it is popped (then it is expanded, or pushed again
 //! keyed by that bound, or dropped when it is infinite): most pushed states are never
-//! popped.  The walk is A* with duplicate
+//! popped.  And a mission whose point bound is positive at a state stays so at every
+//! state its ability uses lead to (an ability use costs no point and the bound is
+//! consistent, which `tests.rs` checks), so those missions are not estimated again
+//! below it.  The walk is A* with duplicate
 //! detection on A*'s canonical keys and that bound (with the plain heuristic, the
 //! reference bound, which never rises during a search), node entries re-opened when
 //! reached by fewer abilities as in A*.  An entry's key is a lower bound of its node's
@@ -80,6 +83,9 @@ use crate::rules::ability_successors_into;
 use crate::state::{Action, CardId, State, Status};
 
 const NO_PARENT: u32 = u32::MAX;
+
+/// The most missions one walk takes (a bit each in a word).
+pub const MAX_MISSIONS: usize = 64;
 
 /// What a walk settled: per mission asked for (in the order asked), its optimal plan
 /// when proven, as A*'s steps (action, translation of the state it was made in).
@@ -119,18 +125,20 @@ impl Open {
 /// The scan stops at the first `d_m` down to `enough`: that is the smallest.  The
 /// mission that stopped it moves to the front, where the next scan starts (states met
 /// one after another are mostly near the same missions).
-fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32) -> Option<i32> {
+fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32, live: &mut u64) -> Option<i32> {
     let enough = enough.max(1);
     let mut with = *s;
     let mut least: Option<i32> = None;
     for k in 0..open.len() {
-        let card = open[k].card;
-        if deck.cards[card as usize].mission.matches(s.cells()) {
+        let (card, bit) = (open[k].card, 1u64 << open[k].index);
+        if *live & bit == 0 || deck.cards[card as usize].mission.matches(s.cells()) {
             continue;
         }
         with.mission = Some(card);
         let (points, abilities) = h.estimate(deck, &with);
-        if points == 0 {
+        if points > 0 {
+            *live &= !bit;
+        } else {
             let d = abilities.max(1);
             if least.is_none_or(|l| d < l) {
                 least = Some(d);
@@ -152,8 +160,9 @@ fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32) 
 /// position it is already complete (or, under `auto_complete_on_reveal: false`, waits
 /// for any action, a no-op included); the caller's A* answers it at once.  Nodes are
 /// counted in `budget`; a stop by the budget or the hooks is returned as `stopped`,
-/// with the missions proven by then.
+/// with the missions proven by then.  At most [`MAX_MISSIONS`] missions.
 pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budget: &mut Budget, hooks: &mut dyn Hooks) -> Walk {
+    assert!(missions.len() <= MAX_MISSIONS, "a walk takes at most {MAX_MISSIONS} missions");
     let mut plans: Vec<Option<Vec<Step>>> = vec![None; missions.len()];
     let mut s0 = *start;
     s0.mission = None;
@@ -179,12 +188,17 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     // missions it was computed for (0: not computed yet; missions only close, so a bound
     // computed for as many open missions as now is current)
     let mut bounds: Vec<(Option<i32>, usize)> = Vec::new();
+    // per push order: the missions (bits by their place in the list asked) whose point
+    // bound may still be 0 there; a point bound never falls along an ability use (it
+    // costs no point, and the bound is consistent), so a state's children inherit it
+    let mut lives: Vec<u64> = Vec::new();
     ids.insert(canonical_key(&s0, may_draw), 0);
     best_g.push(0);
     parents.push((NO_PARENT, None, 0));
     heap.push(Reverse((0, 0, 0, 0)));
     pushed.push(s0);
     bounds.push((None, 0));
+    lives.push(u64::MAX);
     let mut successors = Vec::with_capacity(256);
     while let Some(Reverse((f, minus_g, at, id))) = heap.pop() {
         let g = -minus_g;
@@ -209,7 +223,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let (known, for_open) = &mut bounds[at as usize];
         if *for_open != open.len() {
             // the key is a lower bound of g + the bound: a mission at it settles the scan
-            (*known, *for_open) = (bound(deck, h, &s, &mut open, f - g), open.len());
+            (*known, *for_open) = (bound(deck, h, &s, &mut open, f - g, &mut lives[at as usize]), open.len());
         }
         let Some(hs) = *known else {
             continue; // no open mission can be completed from here without a point
@@ -221,6 +235,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         if let Err(stop) = budget.tick(hooks) {
             return Walk { plans, stopped: Some(stop), exhausted: false };
         }
+        let live = lives[at as usize];
         let shift = translation(&s);
         ability_successors_into(deck, &s, &mut successors);
         let g2 = g + 1;
@@ -271,6 +286,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             heap.push(Reverse((g2 + 1, -g2, pushed.len() as u32, id2)));
             pushed.push(s2);
             bounds.push((None, 0));
+            lives.push(live);
         }
     }
     // the queue ran out: every plan found is optimal

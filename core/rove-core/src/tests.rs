@@ -382,3 +382,34 @@ fn ability_successors_are_the_useful_successors_ability_uses() {
         }
     }
 }
+
+/// The zero-point walk lets a state's children inherit which missions' point bound is
+/// positive: that needs the point bound never to fall along an ability use.  Checked
+/// over every ability use from the walk cases' starts two uses deep, for every mission.
+#[test]
+fn point_bound_never_falls_along_an_ability_use() {
+    let (d, starts) = walk_cases();
+    let h = Heuristic::new(&d);
+    let mut out = Vec::new();
+    let mut checked = 0;
+    for start in &starts {
+        let mut level = vec![*start];
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for s in &level {
+                crate::rules::ability_successors_into(&d, s, &mut out);
+                for (_, s2) in &out {
+                    for m in 0..d.cards.len() as u8 {
+                        let (mut a, mut b) = (*s, *s2);
+                        (a.mission, b.mission) = (Some(m), Some(m));
+                        assert!(h.estimate(&d, &a).0 <= h.estimate(&d, &b).0, "{a:?} -> {b:?}");
+                        checked += 1;
+                    }
+                    next.push(*s2);
+                }
+            }
+            level = next;
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

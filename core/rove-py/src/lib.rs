@@ -410,6 +410,9 @@ fn zero_point_walk(
     if missions.iter().any(|&m| m as usize >= deck.inner.cards.len()) {
         return Err(PyValueError::new_err("a card index is out of range"));
     }
+    if missions.len() > closure::MAX_MISSIONS {
+        return Err(PyValueError::new_err(format!("a walk takes at most {} missions", closure::MAX_MISSIONS)));
+    }
     let mut hooks = PyHooks::new(seconds, None);
     let mut budget = Budget::new(max_nodes);
     // the plain bound (tables never switched on): a table switched on mid-walk would
