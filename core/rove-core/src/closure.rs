@@ -43,26 +43,26 @@
 //! expands the whole last level; the walk pops those states last (deeper first among
 //! equal keys) and stops at the first that completes the mission.
 //!
+//! The walk is A* with duplicate detection on A*'s canonical keys and that bound (with
+//! the plain heuristic, the reference bound, which never rises during a search), node
+//! entries re-opened when reached by fewer abilities as in A*.  An entry's key is a
+//! lower bound of its node's f = g + bound (pushed with the least bound, 1; as missions
+//! close the smallest bound can only rise), and a node is expanded only when popped
+//! with its key equal to its f; otherwise it is re-keyed.  When the popped key reaches
+//! the abilities `c_m` of the best plan found for `m`, every open node's f, for `m`
+//! too, is at least `c_m`; by the usual A* argument a cheaper zero-point plan would
+//! leave a node of f below `c_m` open (a node on it reached by its own optimal
+//! abilities: never dropped, its bound for `m` is finite while `m` is open).  So `c_m`
+//! is optimal and `m` closes.  When the queue runs out every plan found is optimal, and
+//! an open mission without a plan has no zero-point plan at all.
+//!
 //! The bounds cost an estimate per open mission, most of the walk's time, so a state
 //! is pushed keyed by the least bound of any state that does not match (one use), and
 //! its own bound is computed when it is popped (then it is expanded, or pushed again
-//! keyed by that bound, or dropped when it is infinite): most pushed states are never
-//! popped.  And a mission whose point bound is positive at a state stays so at every
+//! keyed by that bound, or dropped when it is infinite): a state never popped costs no
+//! estimate.  And a mission whose point bound is positive at a state stays so at every
 //! state its ability uses lead to (an ability use costs no point and the bound is
-//! consistent, which `tests.rs` checks), so those missions are not estimated again
-//! below it.  The walk is A* with duplicate
-//! detection on A*'s canonical keys and that bound (with the plain heuristic, the
-//! reference bound, which never rises during a search), node entries re-opened when
-//! reached by fewer abilities as in A*.  An entry's key is a lower bound of its node's
-//! f = g + bound (pushed with the least bound, 1; as missions close the smallest bound
-//! can only rise), and a node is expanded only when popped with its key equal to its
-//! f; otherwise it is re-keyed.  When the popped key reaches the abilities `c_m` of the best
-//! plan found for `m`, every open node's f, for `m` too, is at least `c_m`; by the
-//! usual A* argument a cheaper zero-point plan would leave a node of f below `c_m` open
-//! (a node on it reached by its own optimal abilities: never dropped, its bound for
-//! `m` is finite while `m` is open).  So `c_m` is optimal and `m` closes.  When the
-//! queue runs out every plan found is optimal, and an open mission without a plan has
-//! no zero-point plan at all.
+//! consistent, which `tests.rs` checks), so it is not estimated again below it.
 //!
 //! A mission the walk does not settle is left to A*: it needs a point or a card, or the
 //! walk reached its node limit before proving it.  A plan found but not yet proven when
@@ -261,7 +261,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
                 }
             }
             // keyed by the least bound of a state that does not match (its own bound is
-            // computed if it is popped: most pushed states never are)
+            // computed if it is popped)
             if g2 + 1 >= cap {
                 continue;
             }
