@@ -93,10 +93,10 @@ def solve_game(
 def zero_point_walk(
     deck: Deck, state: StateTuple, missions: Sequence[int], max_nodes: int, seconds: float | None = None,
 ) -> tuple[list[list[tuple[ActionTuple, int]] | None], int, bool]:
-    """The states ``state`` reaches by ability uses alone, walked breadth-first once for
-    every mission of ``missions`` (card indices; the state's own mission is ignored):
-    (per mission its optimal plan as steps (action, translation), None when not
-    reached; nodes; whether every such state was walked)."""
+    """One search of the states ``state`` reaches by ability uses alone for every mission
+    of ``missions`` (card indices, at most 64; the state's own mission is ignored): (per
+    mission its zero-point optimal plan as steps (action, translation), None when not
+    proven; nodes; whether the walk ran out of states)."""
 
 def table_distance(deck: Deck, state: StateTuple) -> int | None:
     """The fewest moves from the state's layout to one matching its mission, by the
