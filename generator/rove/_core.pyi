@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias, final
 
 __all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
-           "table_distance", "build_table", "MAX_MODULES", "MAX_CARDS", "TABLES_AFTER"]
+           "zero_point_walk", "table_distance", "build_table", "MAX_MODULES", "MAX_CARDS", "TABLES_AFTER"]
 
 # The aliases below are names for the stub only (the module does not define them).
 #: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
@@ -89,6 +89,14 @@ def solve_game(
     (status, plan, optimal, nodes, deepest done, deepest mission; -1 for none, (table
     probes, tables switched on, tables built)); ``tables`` as for ``solve_mission``
     (ignored with ``reference``)."""
+
+def zero_point_walk(
+    deck: Deck, state: StateTuple, missions: Sequence[int], max_nodes: int, seconds: float | None = None,
+) -> tuple[list[list[tuple[ActionTuple, int]] | None], int, bool]:
+    """One search of the states ``state`` reaches by ability uses alone for every mission
+    of ``missions`` (card indices, at most 64; the state's own mission is ignored): (per
+    mission its zero-point optimal plan as steps (action, translation), None when not
+    proven; nodes; whether the walk ran out of states)."""
 
 def table_distance(deck: Deck, state: StateTuple) -> int | None:
     """The fewest moves from the state's layout to one matching its mission, by the

@@ -14,12 +14,15 @@
 //! * [`key`]: canonical keys (states up to translation)
 //! * [`budget`]: node limits and the hooks a search polls
 //! * [`astar`]: optimal mission plans
+//! * [`closure`]: the states a start reaches by ability uses alone, walked once for
+//!   many missions (their zero-point optima)
 //! * [`lost`]: the whole-deal search's lost table, with dominance
 //! * [`game`]: whole-deal winnability
 //! * [`tables`]: exact move-only distance tables (endgame tables)
 
 pub mod astar;
 pub mod budget;
+pub mod closure;
 pub mod deck;
 pub mod game;
 pub mod grid;

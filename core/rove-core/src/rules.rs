@@ -368,10 +368,28 @@ pub fn successors_into(deck: &Deck, s: &State, include_noops: bool, out: &mut Ve
             }
         }
     }
+    abilities_into(deck, s, &layout, include_noops, out);
+}
+
+/// The ability uses among `successors` (the same states, in the same order), mission
+/// checks included, appended to `out`.
+fn abilities_into(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, out: &mut Vec<(Action, State)>) {
     let first_ability = out.len();
-    ability_uses(deck, s, &layout, include_noops, out);
+    ability_uses(deck, s, layout, include_noops, out);
     for (_, s2) in &mut out[first_ability..] {
         check_mission(deck, s2);
+    }
+}
+
+/// The ability uses among `useful_successors`, into `out` (cleared first): the
+/// successors a walk that spends no point and plays no card follows, without
+/// generating the moves and plays it would drop (a bare budget's moves are most of a
+/// start's successors).  `useful_successors` drops card plays only, so these are its
+/// ability successors exactly, in its order.
+pub fn ability_successors_into(deck: &Deck, s: &State, out: &mut Vec<(Action, State)>) {
+    out.clear();
+    if s.status == Status::Playing {
+        abilities_into(deck, s, &Layout::new(s.cells()), false, out);
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::astar::solve_mission;
 use crate::budget::{Budget, NoHooks, Stop};
+use crate::closure::walk;
 use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules};
 use crate::game::{solve_game, Deepest, Options, Strategy};
 use crate::grid::{pack, Cell};
@@ -276,4 +277,139 @@ fn tables_make_the_all_spent_cost_exact() {
         assert!(budget.nodes <= plain_budget.nodes);
         assert_eq!(tabled.table_stats().used, 1);
     }
+}
+
+/// The cost of a plan, in the order plans are compared.
+fn plan_cost(plan: &[(Action, i32)]) -> (i32, i32, i32) {
+    plan.iter().fold((0, 0, 0), |g, (a, _)| {
+        let c = a.cost();
+        (g.0 + c.0, g.1 + c.1, g.2 + c.2)
+    })
+}
+
+/// Play `plan` from `s` through the successor generator; the state it ends in.  Only
+/// the last step may end the mission.
+fn play_plan(d: &Deck, s: &State, plan: &[(Action, i32)]) -> State {
+    let mut cur = *s;
+    for (i, (a, _)) in plan.iter().enumerate() {
+        assert_eq!(cur.status, Status::Playing, "the mission ended before step {i}");
+        cur = successors(d, &cur, false).into_iter().find(|(b, _)| b == a).expect("a legal step").1;
+    }
+    cur
+}
+
+/// Starts and missions for the zero-point walk: a row, a column, a bent line, each with
+/// every ability available and a bare budget.
+fn walk_cases() -> (Deck, Vec<State>) {
+    let d = deck(&["B\n#", "S\nB", "M B", "B _\n# .", "# #\n. B", "S . M", "M\nS\nB", "B . . S"]);
+    let layouts = [[(0, 0), (1, 0), (2, 0)], [(0, 0), (0, 1), (0, 2)], [(0, 0), (1, 0), (1, 1)], [(2, 0), (1, 0), (0, 0)]];
+    let starts = layouts.iter().map(|cells| state(cells, 0, 9, 0)).collect();
+    (d, starts)
+}
+
+#[test]
+fn zero_point_walk_gives_the_a_star_optimum() {
+    let (d, starts) = walk_cases();
+    let missions: Vec<u8> = (0..d.cards.len() as u8).collect();
+    let (mut settled, mut left) = (0, 0);
+    for start in &starts {
+        let mut budget = Budget::new(u64::MAX);
+        let got = walk(&d, &Heuristic::new(&d), start, &missions, &mut budget, &mut NoHooks);
+        assert_eq!(got.stopped, None);
+        for (&m, plan) in missions.iter().zip(&got.plans) {
+            let mut s = *start;
+            s.mission = Some(m);
+            let mut budget = Budget::new(u64::MAX);
+            let best = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap();
+            let matches_now = d.cards[m as usize].mission.matches(s.cells());
+            match plan {
+                Some(plan) => {
+                    settled += 1;
+                    let (points, cards, abilities) = plan_cost(plan);
+                    assert_eq!((points, cards), (0, 0));
+                    assert!(abilities >= 1 && !matches_now);
+                    assert_eq!(Some(plan_cost(plan)), best.as_deref().map(plan_cost), "start {start:?} mission {m}");
+                    assert_eq!(play_plan(&d, &s, plan).status, Status::Goal);
+                }
+                None => {
+                    left += 1;
+                    // the walk ran out of states: the optimum needs a point or a card,
+                    // or the mission matched the start (A* answers it)
+                    assert!(got.exhausted);
+                    let cost = best.as_deref().map(plan_cost);
+                    assert!(matches_now || cost.is_none_or(|c| c.0 + c.1 > 0), "mission {m}: {cost:?}");
+                }
+            }
+        }
+    }
+    assert!(settled >= 10 && left >= 3, "settled {settled}, left {left}");
+}
+
+#[test]
+fn zero_point_walk_stops_at_its_node_limit_with_exact_finds() {
+    let (d, starts) = walk_cases();
+    let missions: Vec<u8> = (0..d.cards.len() as u8).collect();
+    let start = &starts[0];
+    let mut budget = Budget::new(u64::MAX);
+    let full = walk(&d, &Heuristic::new(&d), start, &missions, &mut budget, &mut NoHooks);
+    assert!(budget.nodes > 3, "{}", budget.nodes);
+    // a walk stopped at its limit finds a subset, each at the same cost
+    let mut found_some = false;
+    for limit in [2, budget.nodes / 2] {
+        let mut small = Budget::new(limit);
+        let got = walk(&d, &Heuristic::new(&d), start, &missions, &mut small, &mut NoHooks);
+        assert_eq!((got.stopped, got.exhausted, small.nodes), (Some(Stop::Limit), false, limit));
+        assert!(got.plans.iter().filter(|p| p.is_some()).count() < full.plans.iter().filter(|p| p.is_some()).count());
+        for (plan, whole) in got.plans.iter().zip(&full.plans) {
+            if let Some(plan) = plan {
+                found_some = true;
+                assert_eq!(Some(plan_cost(plan)), whole.as_deref().map(plan_cost));
+            }
+        }
+    }
+    assert!(found_some);
+}
+
+#[test]
+fn ability_successors_are_the_useful_successors_ability_uses() {
+    let (d, starts) = walk_cases();
+    let mut out = Vec::new();
+    for start in &starts {
+        for s in std::iter::once(*start).chain(useful_successors(&d, start).into_iter().map(|(_, s)| s)) {
+            crate::rules::ability_successors_into(&d, &s, &mut out);
+            let want: Vec<_> = useful_successors(&d, &s).into_iter().filter(|(a, _)| matches!(a, Action::Ability { .. })).collect();
+            assert_eq!(out, want);
+        }
+    }
+}
+
+/// The zero-point walk lets a state's children inherit which missions' point bound is
+/// positive: that needs the point bound never to fall along an ability use.  Checked
+/// over every ability use from the walk cases' starts two uses deep, for every mission.
+#[test]
+fn point_bound_never_falls_along_an_ability_use() {
+    let (d, starts) = walk_cases();
+    let h = Heuristic::new(&d);
+    let mut out = Vec::new();
+    let mut checked = 0;
+    for start in &starts {
+        let mut level = vec![*start];
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for s in &level {
+                crate::rules::ability_successors_into(&d, s, &mut out);
+                for (_, s2) in &out {
+                    for m in 0..d.cards.len() as u8 {
+                        let (mut a, mut b) = (*s, *s2);
+                        (a.mission, b.mission) = (Some(m), Some(m));
+                        assert!(h.estimate(&d, &a).0 <= h.estimate(&d, &b).0, "{a:?} -> {b:?}");
+                        checked += 1;
+                    }
+                    next.push(*s2);
+                }
+            }
+            level = next;
+        }
+    }
+    assert!(checked > 1000, "{checked}");
 }

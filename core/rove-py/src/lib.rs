@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use rove_core::astar;
+use rove_core::closure;
 use rove_core::budget::{Budget, Hooks, Poll, Stop};
 use rove_core::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
 use rove_core::game::{self, Deepest, Strategy};
@@ -58,6 +59,8 @@ impl PyDeck {
 type PyArrow = (u8, u8);
 /// (status, steps as (action, translation), nodes)
 type MissionAnswer = (&'static str, Option<Vec<(PyObject, i32)>>, u64);
+/// (plans per mission as steps (action, translation) or None, nodes, exhausted)
+type WalkAnswer = (Vec<Option<Vec<(PyObject, i32)>>>, u64, bool);
 /// (status, plan, optimal, nodes, deepest done, deepest mission, (table probes, tables
 /// used, tables built))
 type GameAnswer = (&'static str, Option<Vec<PyObject>>, bool, u64, i32, i32, (u64, u64, u64));
@@ -386,6 +389,48 @@ fn solve_mission(
     }
 }
 
+/// The zero-point walk from a start (`rove_core::closure::walk`): one search of the
+/// states reached by ability uses alone for every mission of `missions` (card
+/// indices).  Returns (plans, nodes, exhausted): per mission, in the order asked, its
+/// optimal plan as steps (action, translation) when the walk proved one, else None
+/// (left to A*); `exhausted` when the walk ran out of states (a mission without a plan
+/// then needs a point or a card).  Stops at `max_nodes` or `seconds` with what it
+/// proved by then.
+#[pyfunction]
+#[pyo3(signature = (deck, state, missions, max_nodes, seconds = None))]
+fn zero_point_walk(
+    py: Python<'_>,
+    deck: &PyDeck,
+    state: &Bound<'_, PyTuple>,
+    missions: Vec<u8>,
+    max_nodes: u64,
+    seconds: Option<f64>,
+) -> PyResult<WalkAnswer> {
+    let s = state_from(state, &deck.inner)?;
+    if missions.iter().any(|&m| m as usize >= deck.inner.cards.len()) {
+        return Err(PyValueError::new_err("a card index is out of range"));
+    }
+    if missions.len() > closure::MAX_MISSIONS {
+        return Err(PyValueError::new_err(format!("a walk takes at most {} missions", closure::MAX_MISSIONS)));
+    }
+    let mut hooks = PyHooks::new(seconds, None);
+    let mut budget = Budget::new(max_nodes);
+    // the plain bound (tables never switched on): a table switched on mid-walk would
+    // make bounds rise, which the walk's proof does not allow
+    let got = py.allow_threads(|| {
+        deck.with_heuristic(0, |h| closure::walk(&deck.inner, h, &s, &missions, &mut budget, &mut hooks))
+    });
+    if let Some(err) = got.stopped.and_then(|stop| hooks.raise(stop)) {
+        return Err(err);
+    }
+    let plans = got
+        .plans
+        .iter()
+        .map(|p| p.as_ref().map(|steps| steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect()))
+        .collect();
+    Ok((plans, budget.nodes, got.exhausted))
+}
+
 /// The whole-deal search with a strategy (portfolio, greedy, deepening or cheapest).
 /// Returns (status, plan, optimal, nodes, deepest done, deepest mission); status as
 /// for `solve_mission`.  `progress` is called with the
@@ -490,6 +535,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(solve_mission, m)?)?;
     m.add_function(wrap_pyfunction!(solve_game, m)?)?;
+    m.add_function(wrap_pyfunction!(zero_point_walk, m)?)?;
     m.add_function(wrap_pyfunction!(table_distance, m)?)?;
     m.add_function(wrap_pyfunction!(build_table, m)?)?;
     m.add("MAX_MODULES", MAX_MODULES)?;

@@ -202,27 +202,54 @@ def _solved_cost(pos: Any, node_limit: int, time_limit: float | None) -> dict[st
     """A start's mission cost by an A* solve."""
     from ..solve.search import solve
 
-    r = solve(pos, time_limit=time_limit, max_nodes=node_limit)
+    return _cost_row(solve(pos, time_limit=time_limit, max_nodes=node_limit), node_limit)
+
+
+def _cost_row(r: Any, node_limit: int) -> dict[str, Any]:
+    """A start's mission cost row from a solve's result."""
     return {"status": r.status, "points": r.points, "abilities": r.abilities,
             "actions": None if r.plan is None else len(r.plan), "nodes": r.nodes,
             "limit": _limit_hit(r.status, r.nodes, node_limit)}
+
+
+def _with_abilities_costs(spec: Spec, arrangement: tuple[str, ...], node_limit: int,
+                          time_limit: float | None) -> list[dict[str, Any]]:
+    """Every mission's cost from a start with every ability available: one zero-point
+    walk for all the missions (``rove.solve.closure``: at most ``node_limit`` nodes,
+    like one A* solve), then an A* solve (at most ``node_limit`` nodes each) for every
+    mission it did not settle (those that need a point, or all it left at its limit).
+    The figures are the A* solves' either way: the walk's optima are exact.
+
+    The walk's nodes are charged to the first mission's row (the deck's first card),
+    added to whatever that row's own solve took, so that a start's rows still add up to
+    the nodes spent on it; a row's ``limit`` is its own A* solve's."""
+    from ..solve.closure import solve_zero_point
+
+    positions = [_start_position(spec, arrangement, card.id, frozenset()) for card in spec.cards]
+    walk = solve_zero_point(positions, node_limit, time_limit)
+    rows = [_cost_row(r, node_limit) if r is not None else _solved_cost(pos, node_limit, time_limit)
+            for pos, r in zip(positions, walk.results)]
+    if rows:
+        rows[0]["nodes"] += walk.nodes
+    return rows
 
 
 def _starts_task(spec_path: str, fingerprint: str, index: int, arrangement: tuple[str, ...],
                  node_limit: int, time_limit: float | None, tables: bool = False) -> dict[str, Any]:
     """Optimal cost (points) of every mission from one start arrangement: bare budget,
     empty hand, goal mission; once with every ability available, once with every
-    module spent (no ability left: the cost a late mission may face).  With ``tables``
-    the second is left None here: a ``"table"`` task gives it for every start at once."""
+    module spent (no ability left: the cost a late mission may face).  The first come
+    from one zero-point walk and A* (``_with_abilities_costs``).  With ``tables`` the
+    second is left None here: a ``"table"`` task gives it for every start at once."""
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     everything = frozenset(spec.codes)
+    with_abilities = _with_abilities_costs(spec, arrangement, node_limit, time_limit)
     missions = [{"card": card.id,
-                 "with_abilities": _solved_cost(_start_position(spec, arrangement, card.id, frozenset()),
-                                                node_limit, time_limit),
+                 "with_abilities": row,
                  "no_abilities": None if tables else _solved_cost(
                      _start_position(spec, arrangement, card.id, everything), node_limit, time_limit)}
-                for card in spec.cards]
+                for card, row in zip(spec.cards, with_abilities)]
     return {"index": index, "arrangement": "".join(arrangement), "missions": missions,
             "seconds": time.monotonic() - t0}
 

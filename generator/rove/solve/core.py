@@ -222,6 +222,20 @@ def solve_mission_steps(deck: Deck, start: State, budget: Budget, max_points: in
     return [(action_from_tuple(deck, a), shift) for a, shift in steps]
 
 
+def zero_point_walk(deck: Deck, start: State, missions: list[int], budget: Budget,
+                    ) -> tuple[list[list[tuple[Action, int]] | None], int, bool]:
+    """The core's zero-point walk from ``start`` (its own mission ignored) for the
+    missions ``missions`` (card indices): per mission its zero-point optimal plan as
+    (action, translation) steps when the walk proved one, else None; the nodes (also
+    charged to ``budget``); whether the walk ran out of states.  The walk stops at the
+    budget's limits with what it proved by then."""
+    plans, nodes, exhausted = _core.zero_point_walk(core_deck(deck), state_tuple(start), missions,
+                                                    *_limits(budget))
+    budget.nodes += nodes
+    return ([None if steps is None else [(action_from_tuple(deck, a), shift) for a, shift in steps]
+             for steps in plans], nodes, exhausted)
+
+
 def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
                progress: Callable[[int], None] | None, stats: dict[str, Any],
                strategy: str | None = None, reference: bool = False,
