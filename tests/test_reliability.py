@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -323,9 +324,11 @@ HARNESS = r"""
 import signal, sys, threading
 from pathlib import Path
 
-# Ctrl-C as a terminal delivers it, even where this test runs as a background job of a
-# shell without job control (which starts it with SIGINT ignored)
+# Ctrl-C and a closed terminal as a terminal delivers them, even where this test runs as
+# a background job of a shell without job control (which starts it with SIGINT ignored)
+# or under nohup (SIGHUP ignored)
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 def ready(wait):
     print("READY", file=sys.stderr, flush=True)
@@ -482,10 +485,23 @@ def test_an_interrupted_pool_ends_its_busy_workers(tmp_path: Path) -> None:
     assert _wait_for(lambda: not _session(proc.pid)), _session(proc.pid)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_are_held_off_while_outputs_go_into_place(tmp_path: Path, sig: int) -> None:
+@pytest.fixture
+def default_handler(request: pytest.FixtureRequest) -> Iterator[int]:
+    """The parameter's signal with its default handler for the test (whatever the test
+    run was started with: nohup ignores SIGHUP), the old one put back after it."""
+    sig: int = request.param
+    old = signal.signal(sig, signal.SIG_DFL)
+    try:
+        yield sig
+    finally:
+        signal.signal(sig, old)
+
+
+@pytest.mark.parametrize("default_handler", [signal.SIGTERM, signal.SIGHUP], indirect=True)
+def test_sigterm_and_sighup_are_held_off_while_outputs_go_into_place(tmp_path: Path, default_handler: int) -> None:
     from rove.outputs import Outputs, Terminated, stop_signals_handled
 
+    sig = default_handler
     with pytest.raises(Terminated) as caught, stop_signals_handled(), Outputs() as out:
         out.file(tmp_path / "a.txt", "a")
         (out.folder(tmp_path / "ex") / "b.txt").write_text("b")
@@ -503,6 +519,20 @@ def test_sigterm_and_sighup_are_held_off_while_outputs_go_into_place(tmp_path: P
     assert caught.value.signum == sig
     assert (tmp_path / "a.txt").read_text() == "a" and (tmp_path / "ex" / "b.txt").read_text() == "b"
     assert leftovers(tmp_path) == [] and signal.getsignal(sig) is signal.SIG_DFL
+
+
+@pytest.mark.parametrize("default_handler", [signal.SIGTERM, signal.SIGHUP], indirect=True)
+def test_a_signal_started_ignored_stays_ignored(default_handler: int) -> None:
+    """Under ``nohup`` (SIGHUP ignored) a rove command outlives its terminal: the block
+    that makes SIGTERM and SIGHUP stop a command cleanly leaves an ignored one ignored."""
+    from rove.outputs import stop_signals_handled
+
+    sig = default_handler
+    signal.signal(sig, signal.SIG_IGN)
+    with stop_signals_handled():
+        assert signal.getsignal(sig) == signal.SIG_IGN
+        os.kill(os.getpid(), sig)  # nothing happens
+    assert signal.getsignal(sig) == signal.SIG_IGN
 
 
 # --------------------------------------------------------------------------- bounded on huge valid input

@@ -131,12 +131,15 @@ def _raise_terminated(signum: int, frame: object) -> None:
 def stop_signals_handled() -> Iterator[None]:
     """While the block runs, SIGTERM and SIGHUP raise ``Terminated`` as Ctrl-C raises
     KeyboardInterrupt (by default they would end the process at once, leaving staged files
-    and worker processes behind); the old handlers are put back after it.  Only the main
-    thread can set handlers: elsewhere (a test's thread) this does nothing."""
+    and worker processes behind); the old handlers are put back after it.  A signal the
+    process was started ignoring stays ignored: ``nohup rove check ...`` must outlive the
+    terminal it was started from, as ``nohup`` promises.  Only the main thread can set
+    handlers: elsewhere (a test's thread) this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = {sig: signal.signal(sig, _raise_terminated) for sig in STOP_SIGNALS if sig != signal.SIGINT}
+    old = {sig: signal.signal(sig, _raise_terminated) for sig in STOP_SIGNALS
+           if sig != signal.SIGINT and signal.getsignal(sig) != signal.SIG_IGN}
     try:
         yield
     finally:
