@@ -6,25 +6,18 @@
 //! then first pushed) is the Python search's, so both expand the same nodes.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
-
-use rustc_hash::FxHashMap;
 
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::{canonical_key, translation, Key};
+use crate::key::{canonical_key, translation};
+pub use crate::nodes::Step;
+use crate::nodes::NodeTable;
 use crate::rules::useful_successors_into;
 use crate::state::{Action, State, Status};
 
 type Cost = (i32, i32, i32);
-
-/// A plan step and the translation of the state it was made in: translated copies of a
-/// state share a key, so a step with cells is re-based when the plan is replayed.
-pub type Step = (Action, i32);
-
-const NO_PARENT: u32 = u32::MAX;
 
 /// An open-list entry, ordered by (f, -points so far, push order) alone: the push
 /// order is unique, so nothing else takes part in a comparison.  The state it opens
@@ -83,13 +76,7 @@ pub fn solve_mission(
     if h0 > points_obtainable(deck, start) || h0 > cap {
         return Ok(None);
     }
-    // node id -> best cost, (parent id, action, the parent's translation)
-    let mut ids: FxHashMap<Key, u32> = FxHashMap::default();
-    let mut best_g: Vec<Cost> = Vec::new();
-    let mut parents: Vec<(u32, Option<Action>, i32)> = Vec::new();
-    ids.insert(canonical_key(start, may_draw), 0);
-    best_g.push((0, 0, 0));
-    parents.push((NO_PARENT, None, 0));
+    let mut nodes: NodeTable<Cost> = NodeTable::new(canonical_key(start, may_draw), (0, 0, 0), budget.table_cap);
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
     // every state pushed, by push order (a node reached again more cheaply is pushed
     // again, as the state it was reached as)
@@ -104,7 +91,7 @@ pub fn solve_mission(
             break;
         }
         let s = pushed[at as usize];
-        if best_g[id as usize] < g {
+        if nodes.best(id) < g {
             continue; // a cheaper copy was expanded
         }
         budget.tick(hooks)?;
@@ -123,17 +110,9 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            // one probe finds the node or the place for it
-            let full = ids.len() >= budget.table_cap;
-            let entry = ids.entry(canonical_key(&s2, may_draw));
-            let old = match &entry {
-                Entry::Occupied(o) => Some(*o.get()),
-                Entry::Vacant(_) => None,
-            };
-            if let Some(old) = old {
-                if best_g[old as usize] <= g2 {
-                    continue;
-                }
+            let slot = nodes.slot(canonical_key(&s2, may_draw));
+            if slot.known_at(g2) {
+                continue;
             }
             let (h2, ha2) = h.estimate(deck, &s2);
             if h2 > points_obtainable(deck, &s2) {
@@ -143,24 +122,7 @@ pub fn solve_mission(
             if f2.0 > cap || incumbent.is_some_and(|inc| f2 >= inc) {
                 continue;
             }
-            let id2 = match entry {
-                Entry::Occupied(o) => {
-                    let old = *o.get();
-                    best_g[old as usize] = g2;
-                    parents[old as usize] = (id, Some(a), shift);
-                    old
-                }
-                Entry::Vacant(v) => {
-                    if full {
-                        return Err(Stop::Limit);
-                    }
-                    let new = best_g.len() as u32;
-                    v.insert(new);
-                    best_g.push(g2);
-                    parents.push((id, Some(a), shift));
-                    new
-                }
-            };
+            let id2 = slot.record(g2, id, a, shift)?;
             open.push(Reverse(Open { order: (f2, -g2.0, pushed.len() as u64), id: id2, g: g2 }));
             pushed.push(s2);
         }
@@ -168,15 +130,7 @@ pub fn solve_mission(
     let Some((parent, action, shift)) = goal else {
         return Ok(None);
     };
-    let mut steps = vec![(action, shift)];
-    let mut k = parent;
-    while k != NO_PARENT {
-        let (pk, a, shift) = parents[k as usize];
-        if let Some(a) = a {
-            steps.push((a, shift));
-        }
-        k = pk;
-    }
-    steps.reverse();
+    let mut steps = nodes.path(parent);
+    steps.push((action, shift));
     Ok(Some(steps))
 }

@@ -69,20 +69,15 @@
 //! the limit stops the walk is dropped (A* decides that mission).
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
 
-use rustc_hash::FxHashMap;
-
-use crate::astar::Step;
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::Heuristic;
-use crate::key::{canonical_key, translation, Key};
+use crate::key::{canonical_key, translation};
+use crate::nodes::{NodeTable, Step};
 use crate::rules::ability_successors_into;
-use crate::state::{Action, CardId, State, Status};
-
-const NO_PARENT: u32 = u32::MAX;
+use crate::state::{CardId, State, Status};
 
 /// The most missions one walk takes (a bit each in a word).
 pub const MAX_MISSIONS: usize = 64;
@@ -176,10 +171,8 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         return Walk { plans, stopped: None, exhausted: true };
     }
     let may_draw = deck.sensor_draws_left(s0.spent) > 0;
-    let mut ids: FxHashMap<Key, u32> = FxHashMap::default();
-    // node id -> fewest abilities known, (parent id, action, the parent's translation)
-    let mut best_g: Vec<i32> = Vec::new();
-    let mut parents: Vec<(u32, Option<Action>, i32)> = Vec::new();
+    // node id -> fewest abilities known, and the step that reached it
+    let mut nodes: NodeTable<i32> = NodeTable::new(canonical_key(&s0, may_draw), 0, budget.table_cap);
     // (f, abilities used negated: deeper first among equal f, push order, node id);
     // the state is pushed[push order]
     let mut heap: BinaryHeap<Reverse<(i32, i32, u32, u32)>> = BinaryHeap::new();
@@ -192,9 +185,6 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     // bound may still be 0 there; a point bound never falls along an ability use (it
     // costs no point, and the bound is consistent), so a state's children inherit it
     let mut lives: Vec<u64> = Vec::new();
-    ids.insert(canonical_key(&s0, may_draw), 0);
-    best_g.push(0);
-    parents.push((NO_PARENT, None, 0));
     heap.push(Reverse((0, 0, 0, 0)));
     pushed.push(s0);
     bounds.push((None, 0));
@@ -216,7 +206,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         if open.is_empty() {
             return Walk { plans, stopped: None, exhausted: false };
         }
-        if best_g[id as usize] < g {
+        if nodes.best(id) < g {
             continue; // reached by fewer abilities since
         }
         let s = pushed[at as usize];
@@ -246,42 +236,24 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             let cells = s2.cells();
             for m in open.iter_mut() {
                 if m.cost().is_none_or(|c| g2 < c) && deck.cards[m.card as usize].mission.matches(cells) {
-                    let mut plan = path(&parents, id);
+                    let mut plan = nodes.path(id);
                     plan.push((a, shift));
                     m.best = Some(plan);
                 }
             }
             // no open mission can do better through s2
             let cap = open.iter().map(|m| m.cost().unwrap_or(i32::MAX)).max().unwrap_or(i32::MAX);
-            let full = ids.len() >= budget.table_cap;
-            let entry = ids.entry(canonical_key(&s2, may_draw));
-            if let Entry::Occupied(o) = &entry {
-                if best_g[*o.get() as usize] <= g2 {
-                    continue;
-                }
+            let slot = nodes.slot(canonical_key(&s2, may_draw));
+            if slot.known_at(g2) {
+                continue;
             }
             // keyed by the least bound of a state that does not match (its own bound is
             // computed if it is popped)
             if g2 + 1 >= cap {
                 continue;
             }
-            let id2 = match entry {
-                Entry::Occupied(o) => {
-                    let old = *o.get();
-                    best_g[old as usize] = g2;
-                    parents[old as usize] = (id, Some(a), shift);
-                    old
-                }
-                Entry::Vacant(v) => {
-                    if full {
-                        return Walk { plans, stopped: Some(Stop::Limit), exhausted: false };
-                    }
-                    let new = best_g.len() as u32;
-                    v.insert(new);
-                    best_g.push(g2);
-                    parents.push((id, Some(a), shift));
-                    new
-                }
+            let Ok(id2) = slot.record(g2, id, a, shift) else {
+                return Walk { plans, stopped: Some(Stop::Limit), exhausted: false };
             };
             heap.push(Reverse((g2 + 1, -g2, pushed.len() as u32, id2)));
             pushed.push(s2);
@@ -294,19 +266,4 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         plans[m.index] = m.best;
     }
     Walk { plans, stopped: None, exhausted: true }
-}
-
-/// The steps from the start to node `id`, by the parent links.
-fn path(parents: &[(u32, Option<Action>, i32)], id: u32) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut k = id;
-    while k != NO_PARENT {
-        let (pk, a, shift) = parents[k as usize];
-        if let Some(a) = a {
-            steps.push((a, shift));
-        }
-        k = pk;
-    }
-    steps.reverse();
-    steps
 }

@@ -13,6 +13,7 @@
 //! * [`heuristic`]: the admissible mission bound and the points bound
 //! * [`key`]: canonical keys (states up to translation)
 //! * [`budget`]: node limits and the hooks a search polls
+//! * [`nodes`]: search nodes by canonical key, with the parent links plans come from
 //! * [`astar`]: optimal mission plans
 //! * [`closure`]: the states a start reaches by ability uses alone, walked once for
 //!   many missions (their zero-point optima)
@@ -29,6 +30,7 @@ pub mod grid;
 pub mod heuristic;
 pub mod key;
 pub mod lost;
+pub mod nodes;
 pub mod rules;
 pub mod state;
 pub mod tables;
