@@ -321,7 +321,7 @@ def test_a_stdout_that_cannot_show_a_character_gets_it_escaped(tmp_path: Path, e
 #: first result) and, for the first two, waits there, so that a test sends its signal at
 #: that point without guessing a time.
 HARNESS = r"""
-import signal, sys, threading
+import signal, sys, time
 from pathlib import Path
 
 # Ctrl-C and a closed terminal as a terminal delivers them, even where this test runs as
@@ -333,7 +333,12 @@ signal.signal(signal.SIGHUP, signal.SIG_DFL)
 def ready(wait):
     print("READY", file=sys.stderr, flush=True)
     if wait:
-        threading.Event().wait(300)  # interrupted by the signal; the test fails long before
+        # short sleeps, not one long blocking wait: a signal that lands just before the
+        # wait blocks would only be handled when it ends (Python runs signal handlers
+        # between bytecodes), which made about one run in six hang here; after a sleep
+        # of 0.1 s at most the handler runs. The test fails long before the loop ends.
+        for _ in range(3000):
+            time.sleep(0.1)
 
 where, args = sys.argv[1], sys.argv[2:]
 if where == "export":
