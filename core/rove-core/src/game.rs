@@ -26,8 +26,8 @@
 //!   mission completes), it is the fewest moves from the layout to one matching the
 //!   mission, by the arrows the modules have and may get from a Sensor's flip: a
 //!   completion needs the layout to match after some action, and card plays, draws
-//!   and Sensor uses leave it as it is.  A layout from which no move sequence matches is cut whatever points
-//!   remain.
+//!   and Sensor uses leave it as it is.  A layout from which no move sequence matches
+//!   is cut whatever points remain.
 //! * *obtainable* is an upper bound on the points that can still be spent on this
 //!   mission: the current card's points left, plus each card in hand at its bonus
 //!   (bonus > base points, the spec says so), plus, per Sensor draw left, the deck's

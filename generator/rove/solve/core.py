@@ -97,8 +97,8 @@ def _game_tables(budget: Budget) -> int:
     """``tables_after()`` for a whole-deal search with this budget (see
     ``GAME_TABLES_MIN_NODES``)."""
     after = tables_after()
-    if after > 1 and budget.max_nodes < GAME_TABLES_MIN_NODES:
-        return 0
+    if after == int(_core.TABLES_AFTER) and budget.max_nodes < GAME_TABLES_MIN_NODES:
+        return 0  # the default switch-on yields; off and eager stand
     return after
 
 

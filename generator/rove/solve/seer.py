@@ -184,15 +184,12 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     # seer's memory (under 2 GB at the default 100,000)
     budget = PlayerBudget(node_limit, search_nodes, probe_nodes, max_search=search_nodes)
     ranked: dict[State, list[Completion]] = {}
-    deepest = start.done
 
     def children(s: State) -> list[Completion]:
         # each state's completions are ranked once (that costs nodes; walking them
         # again in a later pass does not)
-        nonlocal deepest
         got = ranked.get(s)
         if got is None:
-            deepest = max(deepest, s.done)
             if budget.left <= 0:
                 raise OutOfNodes
             got = ranked[s] = candidates(deck, s, budget)
@@ -203,4 +200,5 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     except OutOfNodes:
         plan = None
         k = -1
+    deepest = max((s.done for s in ranked), default=start.done)
     return SeerResult(None if plan is None else tuple(plan), budget.used, len(ranked), k, deepest)
