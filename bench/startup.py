@@ -8,8 +8,8 @@ of:
 * ``python -c pass``: the interpreter alone, the floor every command stands on;
 * ``rove --help`` and ``rove validate standard``: the command line's own start-up (its
   imports); the target is under 0.2 s each;
-* ``rove solve`` of a puzzle solved at its first node (the README's: Gripper triggers the
-  spent Coil); the target is under 0.3 s;
+* ``rove solve`` of a puzzle solved at its first node (Gripper triggers the spent Coil, on
+  the classic deck); the target is under 0.3 s;
 * in one process, the same solve through ``rove.solve.search.solve``: the first call (the
   deck compiled for the core, the core's tables made) and the median of the calls after
   it (what a solve costs beyond its search); the target is under 1 ms.
@@ -35,10 +35,11 @@ from pathlib import Path
 BIN = Path(sys.executable).parent
 ROVE = str(BIN / "rove")
 
-#: solved at its first node: Gripper (next to the spent Coil) triggers it
+#: solved at its first node on the classic deck: Gripper, next to the spent Coil, triggers
+#: it (the standard deck's c03 is another mission, which the same layout needs a search for)
 PUZZLE = """\
 format: rove-position/1
-spec: standard
+spec: classic
 goal: mission
 layout: |
   B C G
