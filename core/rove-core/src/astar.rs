@@ -16,12 +16,14 @@ pub use crate::nodes::Step;
 use crate::nodes::NodeTable;
 use crate::rules::useful_successors_into;
 use crate::state::{Action, State, Status};
+use crate::store::StateStore;
 
 type Cost = (i32, i32, i32);
 
 /// An open-list entry, ordered by (f, -points so far, push order) alone: the push
 /// order is unique, so nothing else takes part in a comparison.  The state it opens
-/// is `pushed[push order]` and `id` its node: the heap moves small entries only.
+/// is the one pushed in that order (`StateStore::get`) and `id` its node: the heap moves
+/// small entries only.
 struct Open {
     order: (Cost, i32, u64),
     id: u32,
@@ -79,8 +81,9 @@ pub fn solve_mission(
     let mut nodes: NodeTable<Cost> = NodeTable::new(canonical_key(start, may_draw), (0, 0, 0), budget.table_cap);
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
     // every state pushed, by push order (a node reached again more cheaply is pushed
-    // again, as the state it was reached as)
-    let mut pushed: Vec<State> = vec![*start];
+    // again, as the state it was reached as), packed
+    let mut pushed = StateStore::new();
+    pushed.push(start);
     open.push(Reverse(Open { order: ((h0, 0, a0), 0, 0), id: 0, g: (0, 0, 0) }));
     let mut incumbent: Option<Cost> = None;
     let mut goal: Option<(u32, Action, i32)> = None;
@@ -90,7 +93,7 @@ pub fn solve_mission(
         if incumbent.is_some_and(|inc| f >= inc) {
             break;
         }
-        let s = pushed[at as usize];
+        let s = pushed.get(at as usize);
         if nodes.best(id) < g {
             continue; // a cheaper copy was expanded
         }
@@ -124,7 +127,7 @@ pub fn solve_mission(
             }
             let id2 = slot.record(g2, id, a, shift)?;
             open.push(Reverse(Open { order: (f2, -g2.0, pushed.len() as u64), id: id2, g: g2 }));
-            pushed.push(s2);
+            pushed.push(&s2);
         }
     }
     let Some((parent, action, shift)) = goal else {

@@ -78,6 +78,7 @@ use crate::key::{canonical_key, translation};
 use crate::nodes::{NodeTable, Step};
 use crate::rules::ability_successors_into;
 use crate::state::{CardId, State, Status};
+use crate::store::StateStore;
 
 /// The most missions one walk takes (a bit each in a word).
 pub const MAX_MISSIONS: usize = 64;
@@ -174,9 +175,9 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     // node id -> fewest abilities known, and the step that reached it
     let mut nodes: NodeTable<i32> = NodeTable::new(canonical_key(&s0, may_draw), 0, budget.table_cap);
     // (f, abilities used negated: deeper first among equal f, push order, node id);
-    // the state is pushed[push order]
+    // the state is the one pushed in that order
     let mut heap: BinaryHeap<Reverse<(i32, i32, u32, u32)>> = BinaryHeap::new();
-    let mut pushed: Vec<State> = Vec::new();
+    let mut pushed = StateStore::new();
     // per push order: the entry's bound (None: infinite) and the number of open
     // missions it was computed for (0: not computed yet; missions only close, so a bound
     // computed for as many open missions as now is current)
@@ -186,7 +187,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     // costs no point, and the bound is consistent), so a state's children inherit it
     let mut lives: Vec<u64> = Vec::new();
     heap.push(Reverse((0, 0, 0, 0)));
-    pushed.push(s0);
+    pushed.push(&s0);
     bounds.push((None, 0));
     lives.push(u64::MAX);
     let mut successors = Vec::with_capacity(256);
@@ -209,7 +210,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         if nodes.best(id) < g {
             continue; // reached by fewer abilities since
         }
-        let s = pushed[at as usize];
+        let s = pushed.get(at as usize);
         let (known, for_open) = &mut bounds[at as usize];
         if *for_open != open.len() {
             // the key is a lower bound of g + the bound: a mission at it settles the scan
@@ -256,7 +257,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
                 return Walk { plans, stopped: Some(Stop::Limit), exhausted: false };
             };
             heap.push(Reverse((g2 + 1, -g2, pushed.len() as u32, id2)));
-            pushed.push(s2);
+            pushed.push(&s2);
             bounds.push((None, 0));
             lives.push(live);
         }

@@ -9,6 +9,7 @@
 //! * [`grid`]: packed cells, validity, where a module may be put
 //! * [`deck`]: a spec compiled for play (modules, cards, patterns, rule options)
 //! * [`state`]: game states and plan steps
+//! * [`store`]: states a search keeps for later, packed
 //! * [`rules`]: successor generation and the card flow
 //! * [`heuristic`]: the admissible mission bound and the points bound
 //! * [`key`]: canonical keys (states up to translation)
@@ -33,6 +34,7 @@ pub mod lost;
 pub mod nodes;
 pub mod rules;
 pub mod state;
+pub mod store;
 pub mod tables;
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::canonical_key;
 use crate::rules::{successors, useful_successors};
 use crate::state::{AbilityArg, Action, Cards, State, Status};
+use crate::store::StateStore;
 
 fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
     dirs.iter().map(|&dir| Arrow { kind, dir }).collect()
@@ -412,4 +413,34 @@ fn point_bound_never_falls_along_an_ability_use() {
         }
     }
     assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn a_packed_state_unpacks_equal() {
+    // whole-deal states two actions deep (cards in every list, a current card, statuses
+    // other than playing), and the edge values a field may hold
+    let d = deck(&["B S", "S\nB", "M B"]);
+    let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0, 0, 1);
+    s.goal_mission = false;
+    s.hand = Cards::from_slice(&[2, 0]).unwrap();
+    s.draw = Cards::from_slice(&[0]).unwrap();
+    s.completed = Cards::from_slice(&[1]).unwrap();
+    let mut states = vec![s];
+    for _ in 0..2 {
+        let next: Vec<State> = states.iter().flat_map(|x| successors(&d, x, true)).map(|(_, y)| y).collect();
+        states.extend(next);
+    }
+    let mut edge = s;
+    (edge.card, edge.mission, edge.points, edge.done, edge.status) = (None, None, -7, i32::MAX, Status::Lost);
+    edge.cells[0] = pack(-40, 63);
+    states.push(edge);
+    assert!(states.iter().any(|x| x.card.is_some()) && states.iter().any(|x| x.status != Status::Playing));
+    let mut store = StateStore::new();
+    for x in &states {
+        store.push(x);
+    }
+    assert_eq!(store.len(), states.len());
+    for (i, x) in states.iter().enumerate() {
+        assert_eq!(store.get(i), *x);
+    }
 }

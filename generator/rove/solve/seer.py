@@ -179,9 +179,9 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     nodes run out, or when a pass cut nothing (every line of the ranked tree was tried)."""
     # the main searches do not grow past their first cap, as the expert's do: a decision
     # the expert would pour a million nodes into is one the seer does better to leave
-    # for its alternatives, and an A* search keeps every state it generates (about 5 to
-    # 16 KB a node on a six-module deck with abilities left), so the cap also bounds the
-    # seer's memory (under 2 GB at the default 100,000)
+    # for its alternatives, and an A* search keeps every state it generates (about 3 to
+    # 11 KB a node on a six-module deck with abilities left, docs/LIMITS.md), so the cap
+    # also bounds the seer's memory (about 1.1 GB at most at the default 100,000)
     budget = PlayerBudget(node_limit, search_nodes, probe_nodes, max_search=search_nodes)
     ranked: dict[State, list[Completion]] = {}
 
