@@ -72,8 +72,10 @@ struct GameSearch<'a> {
     buffers: Vec<Vec<(Action, State)>>,
 }
 
+/// A child's place in the order its node tries them (smallest first).
+type Order = (i32, i32, bool, bool);
 /// A child worth trying: (its place in the order, index in the successor list, points).
-type Child = ((i32, i32, bool, bool), usize, i32);
+type Child = (Order, usize, i32);
 
 impl<'a> GameSearch<'a> {
     fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, options: Options, deepest: Deepest) -> Self {
@@ -132,40 +134,23 @@ impl<'a> GameSearch<'a> {
         }
         self.budget.tick(self.hooks)?;
         let successors = self.successors(s);
-        let mut children: Vec<Child> = Vec::new();
-        let mut got = Ok(None);
-        for (i, (a, s2)) in successors.iter().enumerate() {
-            let cost = i32::from(a.is_move());
-            if cost > cap {
-                continue;
-            }
-            if s2.status == Status::Won {
-                got = Ok(Some(vec![*a]));
-                break;
-            }
-            if s2.status != Status::Playing {
-                continue;
-            }
+        let got = match self.children(&successors, cap, |a, s2, need| {
             if s2.done > s.done {
-                children.push(((0, 0, false, false), i, cost));
-                continue;
+                Some((0, 0, false, false))
+            } else {
+                // no completion within the cap, or none at all (see "Why the cuts are sound")
+                need().map(|need| (1, need, is_ability(a), is_play(a)))
             }
-            // no completion within the cap, or none at all (see "Why the cuts are sound")
-            let need = self.h.points_needed(self.deck, s2);
-            if need > cap - cost || need > points_obtainable(self.deck, s2) {
-                continue;
-            }
-            children.push(((1, need, is_ability(a), is_play(a)), i, cost));
-        }
-        if matches!(got, Ok(None)) {
-            got = self.first_win(&successors, children, |search, s2, cost| {
+        }) {
+            Err(win) => Ok(Some(vec![win])),
+            Ok(children) => self.first_win(&successors, children, |search, s2, cost| {
                 if s2.done > s.done {
                     search.win_from(s2)
                 } else {
                     search.mission(s2, cap - cost)
                 }
-            });
-        }
+            }),
+        };
         self.settle(s, cap, successors, got)
     }
 
@@ -182,31 +167,49 @@ impl<'a> GameSearch<'a> {
         self.budget.tick(self.hooks)?;
         self.note_depth(s);
         let successors = self.successors(s);
+        // completing missions first, then the closest to the mission, moves before abilities
+        let got = match self.children(&successors, allowance, |a, s2, need| {
+            need().map(|need| (-s2.done, need, is_ability(a), is_play(a)))
+        }) {
+            Err(win) => Ok(Some(vec![win])),
+            Ok(children) => self.first_win(&successors, children, |search, s2, cost| search.run(s2, allowance - cost)),
+        };
+        self.settle(s, allowance, successors, got)
+    }
+
+    /// The children of a node worth trying, spending at most `allowance` points, each
+    /// in its place in the order `order` gives it (None: cut); or a successor that wins
+    /// the game at once.  `order` gets the action, the child and its points bound, to
+    /// call when it needs it: the child's [`Heuristic::points_needed`], None when that
+    /// exceeds what the child may still spend (the allowance left after the action) or
+    /// can still obtain (see "Why the cuts are sound").
+    fn children(
+        &self,
+        successors: &[(Action, State)],
+        allowance: i32,
+        mut order: impl FnMut(&Action, &State, &dyn Fn() -> Option<i32>) -> Option<Order>,
+    ) -> Result<Vec<Child>, Action> {
         let mut children: Vec<Child> = Vec::new();
-        let mut got = Ok(None);
         for (i, (a, s2)) in successors.iter().enumerate() {
             let cost = i32::from(a.is_move());
             if cost > allowance {
                 continue;
             }
             if s2.status == Status::Won {
-                got = Ok(Some(vec![*a]));
-                break;
+                return Err(*a);
             }
             if s2.status != Status::Playing {
                 continue;
             }
-            let need = self.h.points_needed(self.deck, s2);
-            if need > points_obtainable(self.deck, s2) || need > allowance - cost {
-                continue;
+            let need = || {
+                let need = self.h.points_needed(self.deck, s2);
+                (need <= allowance - cost && need <= points_obtainable(self.deck, s2)).then_some(need)
+            };
+            if let Some(place) = order(a, s2, &need) {
+                children.push((place, i, cost));
             }
-            // completing missions first, then the closest to the mission, moves before abilities
-            children.push(((-s2.done, need, is_ability(a), is_play(a)), i, cost));
         }
-        if matches!(got, Ok(None)) {
-            got = self.first_win(&successors, children, |search, s2, cost| search.run(s2, allowance - cost));
-        }
-        self.settle(s, allowance, successors, got)
+        Ok(children)
     }
 
     /// The plan through the first child, in the children's order, from which `search`
