@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -232,3 +233,20 @@ def test_mission_swaps(decks: dict[str, Path]) -> None:
     r = runner.invoke(app, ["tune", str(decks["one"]), "--target", "normal=0.5", "-o", "x.yaml",
                             "--vary", "missions", "--mission-cost", "two"])
     assert r.exit_code == 2 and "--mission-cost 'two' is not LOW-HIGH" in r.output
+
+
+def test_the_stall_line_weighs_the_spent_costs_against_the_cards() -> None:
+    """The deck-wide stall line: it appears when, with every module spent, the median
+    mission costs more than any card pays (bench/decks/f35.yaml's figures: 9 points
+    against 5), and not at the limit nor without start costs."""
+    def data(median: float | None, bonus: int) -> dict[str, Any]:
+        return {"mission_costs": {"overall": {"no_abilities": {"median": median, "max": 28}}},
+                "cards": {"c1": {"title": "A", "base": 2, "bonus": bonus, "blocked_total": 0},
+                          "c2": {"title": "B", "base": 1, "bonus": 3, "blocked_total": 0}}}
+
+    lines = advice(data(9.0, 5))
+    assert [(a["kind"], a["card"]) for a in lines] == [("stall", None)]
+    assert "costs 9 points from the starts (up to 28)" in lines[0]["text"]
+    assert "(5 at most)" in lines[0]["text"]
+    assert advice(data(5.0, 5)) == []
+    assert advice(data(None, 5)) == []

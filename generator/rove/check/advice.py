@@ -1,13 +1,16 @@
 """Advice a designer can act on: the cards and missions that most change the win rate,
 one line each with what to try, read from a check's figures (its JSON).
 
-The lines come from four readings, strongest first, at most ``MAX_LINES``:
+The lines come from five readings, strongest first, at most ``MAX_LINES``:
 
 * *levers* (with ``--sensitivity``): the cards whose points or bonus move the expert's
   win rate most, when the move's 95% interval is clear of zero;
 * *walls*: missions that end a large share of the lost games (the expert's when it
   played, else the thoughtful solver's blockers): at least ``WALL_SHARE`` times their
   fair share and ``WALL_MIN`` games;
+* *a stall*: with every module spent the median mission costs more points from the
+  starts than any one card pays, so once its abilities are used the deck can hardly go
+  on (a completion draws one card); a deck-wide line, whose ``card`` is None;
 * *dear missions*: missions whose mean cost from the starts is at least ``DEAR`` times the
   median mission's;
 * *dead bonuses*: cards the expert played often (``BONUS_MIN_PLAYS``) and never for
@@ -39,6 +42,7 @@ def advice(data: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     out += _levers(data)
     out += _walls(data)
+    out += _stall(data)
     out += _dear(data)
     out += _dead_bonuses(data)
     return out[:MAX_LINES]
@@ -99,6 +103,19 @@ def _walls(data: dict[str, Any]) -> list[dict[str, Any]]:
             f"{n / fair:.1f} times its share){dear}: a cheaper mission pattern, or more points "
             "on the cards that reach it")})
     return lines
+
+
+def _stall(data: dict[str, Any]) -> list[dict[str, Any]]:
+    spent = data["mission_costs"]["overall"]["no_abilities"]
+    med = spent["median"]
+    top = max((max(c["base"], c["bonus"]) for c in data["cards"].values()), default=None)
+    if med is None or top is None or med <= top:
+        return []
+    return [{"kind": "stall", "card": None, "text": (
+        f"With every module spent, the median mission costs {med:g} points from the starts "
+        f"(up to {spent['max']:g}), more than any card pays ({top} at most), and a completion "
+        "draws one card: once its abilities are used the deck stalls; give the spent sides "
+        "arrows that move further, or make the missions cheaper to reach with them")}]
 
 
 def _costs(data: dict[str, Any]) -> dict[str, float]:
