@@ -207,7 +207,7 @@ if hook in ("check", "expert"):  # the first deal a thoughtful (or expert) task 
         return inner(*args, **kw)
 
     setattr(where, name, hooked)
-else:
+elif hook == "cpsat":  # once CP-SAT logs: its search is under way
     import rove.solve.cpsat as where
 
     inner = where.solve_interruptibly
@@ -219,6 +219,24 @@ else:
         return inner(solver, model)
 
     where.solve_interruptibly = hooked
+else:  # "cpsat-start": a Ctrl-C of its own inside Thread.start, once CP-SAT's thread runs
+    import os
+    import signal
+    import threading
+    import time
+
+    real_start = threading.Thread.start
+
+    def start(self):
+        real_start(self)
+        if self.name == "cp-sat":
+            ready()
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            for _ in range(10000):  # bytecodes, at which a pending handler runs, still in here
+                pass
+
+    threading.Thread.start = start
 
 from rove.cli import main
 
@@ -230,7 +248,7 @@ def _ctrl_c_when_ready(hook: str, args: list[str], timeout: float,
                        ) -> tuple[subprocess.Popen[str], str, str]:
     """Run ``rove ARGS`` as a terminal runs a job (its own process group, Ctrl-C
     deliverable), send the group a SIGINT once it says "ready" (``_LAUNCH_WITH_READY_LINE``,
-    ``hook`` "check", "expert" or "cpsat"), and wait for the end: (process, stdout, stderr without
+    ``hook`` "check", "expert", "cpsat" or "cpsat-start"), and wait for the end: (process, stdout, stderr without
     the ready line)."""
     proc = subprocess.Popen([sys.executable, "-c", _LAUNCH_WITH_READY_LINE, hook, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -506,17 +524,21 @@ def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path) -> None:
-    """A SIGINT while CP-SAT works on a puzzle it needs about a minute for: the search is
+@pytest.mark.parametrize("when", ["cpsat", "cpsat-start"])
+def test_ctrl_c_stops_a_cp_sat_solve(tmp_path: Path, when: str) -> None:
+    """A SIGINT while CP-SAT works on a puzzle it needs about a minute for, or one inside
+    ``Thread.start`` as its thread begins (then a second from the test): the search is
     stopped and the command exits 130 cleanly.  (CP-SAT runs in a worker thread that the
-    main thread waits for; an interrupted Thread.join could mark the live worker stopped,
-    and the process then aborted at exit with 'terminate called without an active
-    exception'.)"""
+    main thread waits for.  The process aborts at exit with 'terminate called without an
+    active exception' if it ends while that thread runs: after an interrupted
+    Thread.join, which can mark a live thread stopped, after a KeyboardInterrupt raised
+    from inside Thread.start, or after a stop asked before the solve has begun, which
+    CP-SAT drops.)"""
     from test_search import HARD  # a puzzle CP-SAT needs about a minute for
 
     path = tmp_path / "puzzle.yaml"
     path.write_text(HARD, encoding="utf-8")
-    proc, out, err = _ctrl_c_when_ready("cpsat", ["solve", str(path), "--engine", "cpsat"], timeout=300)
+    proc, out, err = _ctrl_c_when_ready(when, ["solve", str(path), "--engine", "cpsat"], timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "terminate called" not in err and "interrupted" in err
     assert "solved" not in out

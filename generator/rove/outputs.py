@@ -174,7 +174,8 @@ def _locked(folders: list[Path]) -> Iterator[None]:
 def interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C, SIGTERM and SIGHUP off while the block runs, then raise the first one
     caught: for the renames that put outputs into place, so that they happen all or not
-    at all."""
+    at all, and for starting CP-SAT's thread (``rove.solve.cpsat``), so that a Ctrl-C
+    never leaves it running unwaited for."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -65,6 +65,7 @@ from ..engine import (
     state_from_position,
 )
 from ..errors import SolverBug
+from ..outputs import interrupts_held
 from ..position import Position
 from ..replay import states_along, verify_plan
 from .result import SOLVED, UNKNOWN, UNSOLVABLE, Engine, SolveResult, Status, plan_cost
@@ -270,8 +271,19 @@ def solve_interruptibly(solver: Any, model: Any) -> Any:
 
     CP-SAT is told not to catch SIGINT itself (``catch_sigint_signal``), but Python runs
     its handler only between bytecodes of the main thread, which would wait for the solve
-    to return; here the main thread waits in short waits, and a KeyboardInterrupt stops
-    the search (``stop_search``) before it is raised again."""
+    to return; here the main thread waits in short waits, and a KeyboardInterrupt (or
+    ``Terminated``) stops the search before it is raised again.
+
+    The process must never exit while CP-SAT's thread runs: it then aborts ("terminate
+    called without an active exception") instead of exiting 130.  So:
+
+    * the thread is started with the stop signals held off (``interrupts_held``): a
+      Ctrl-C that lands while ``Thread.start`` waits for the thread is raised once the
+      thread runs, where it is handled, instead of from inside ``start`` with a thread
+      nobody waits for;
+    * once interrupted, the main thread asks CP-SAT to stop until the thread is done (a
+      stop asked before the solve has begun is lost: ``CpSolver.stop_search`` needs the
+      running solve), riding out any further Ctrl-C, and only then raises the first."""
     import threading
 
     got: list[Any] = []
@@ -286,18 +298,32 @@ def solve_interruptibly(solver: Any, model: Any) -> Any:
         finally:
             finished.set()
 
-    threading.Thread(target=work, name="cp-sat", daemon=True).start()
+    thread = threading.Thread(target=work, name="cp-sat", daemon=True)
+    started = False
     try:
+        with interrupts_held():
+            thread.start()
+            started = True
         while not finished.wait(0.05):
             pass
     except KeyboardInterrupt:
-        solver.stop_search()
-        while not finished.wait(0.05):
-            pass
+        if started:
+            _stop_until_finished(solver, finished)
         raise
     if errors:
         raise errors[0]
     return got[0]
+
+
+def _stop_until_finished(solver: Any, finished: Any) -> None:
+    """Ask CP-SAT to stop until its thread has finished, whatever stop signals come."""
+    while True:
+        try:
+            solver.stop_search()
+            if finished.wait(0.05):
+                return
+        except KeyboardInterrupt:
+            continue
 
 
 def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
