@@ -95,6 +95,22 @@ pub enum Status {
     Goal,
 }
 
+impl Status {
+    /// Every status, by its code (the order they are declared in).
+    const BY_CODE: [Status; 4] = [Status::Playing, Status::Won, Status::Lost, Status::Goal];
+
+    /// The status as a small number (0 playing, 1 won, 2 lost, 3 goal): the code the
+    /// binding hands Python and the packed store keeps.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The status of a code (None: no status has it).
+    pub fn from_code(code: u8) -> Option<Status> {
+        Self::BY_CODE.get(usize::from(code)).copied()
+    }
+}
+
 /// Everything that changes during play; the same fields as `rove.engine.State`.
 ///
 /// `card` is the current movement card (`None`: none, or a bare budget); `points` the

@@ -54,12 +54,7 @@ impl StateStore {
         b.extend_from_slice(&s.points.to_le_bytes());
         b.push(s.mission.unwrap_or(NONE));
         b.extend_from_slice(&s.done.to_le_bytes());
-        b.push(match s.status {
-            Status::Playing => 0,
-            Status::Won => 1,
-            Status::Lost => 2,
-            Status::Goal => 3,
-        });
+        b.push(s.status.code());
         b.push(u8::from(s.goal_mission));
     }
 
@@ -80,12 +75,7 @@ impl StateStore {
         let points = r.i32();
         let mission = r.card();
         let done = r.i32();
-        let status = match r.byte() {
-            0 => Status::Playing,
-            1 => Status::Won,
-            2 => Status::Lost,
-            _ => Status::Goal,
-        };
+        let status = Status::from_code(r.byte()).expect("a status the store packed");
         let goal_mission = r.byte() == 1;
         State { cells, n, spent, hand, draw, discard, card, points, mission, done, completed, status, goal_mission }
     }

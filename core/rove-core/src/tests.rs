@@ -417,8 +417,8 @@ fn point_bound_never_falls_along_an_ability_use() {
 
 #[test]
 fn a_packed_state_unpacks_equal() {
-    // whole-deal states two actions deep (cards in every list, a current card, statuses
-    // other than playing), and the edge values a field may hold
+    // whole-deal states two actions deep (cards in every list, a current card), and the
+    // edge values a field may hold, with every status
     let d = deck(&["B S", "S\nB", "M B"]);
     let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0, 0, 1);
     s.goal_mission = false;
@@ -430,11 +430,15 @@ fn a_packed_state_unpacks_equal() {
         let next: Vec<State> = states.iter().flat_map(|x| successors(&d, x, true)).map(|(_, y)| y).collect();
         states.extend(next);
     }
+    assert!(states.iter().any(|x| x.card.is_some()));
     let mut edge = s;
-    (edge.card, edge.mission, edge.points, edge.done, edge.status) = (None, None, -7, i32::MAX, Status::Lost);
+    (edge.card, edge.mission, edge.points, edge.done) = (None, None, -7, i32::MAX);
     edge.cells[0] = pack(-40, 63);
-    states.push(edge);
-    assert!(states.iter().any(|x| x.card.is_some()) && states.iter().any(|x| x.status != Status::Playing));
+    for status in [Status::Playing, Status::Won, Status::Lost, Status::Goal] {
+        assert_eq!(Status::from_code(status.code()), Some(status));
+        states.push(State { status, ..edge });
+    }
+    assert_eq!(Status::from_code(4), None);
     let mut store = StateStore::new();
     for x in &states {
         store.push(x);

@@ -161,13 +161,8 @@ fn state_from(t: &Bound<'_, PyTuple>, deck: &Deck) -> PyResult<State> {
     }
     let mut packed = [0; MAX_MODULES];
     packed[..cells.len()].copy_from_slice(&cells);
-    let status = match t.get_item(10)?.extract::<u8>()? {
-        0 => Status::Playing,
-        1 => Status::Won,
-        2 => Status::Lost,
-        3 => Status::Goal,
-        other => return Err(PyValueError::new_err(format!("unknown status {other}"))),
-    };
+    let code = t.get_item(10)?.extract::<u8>()?;
+    let status = Status::from_code(code).ok_or_else(|| PyValueError::new_err(format!("unknown status {code}")))?;
     let cards = deck.cards.len();
     let card_list = |i: usize| -> PyResult<Cards> {
         let v: Vec<u8> = t.get_item(i)?.extract()?;
@@ -199,12 +194,7 @@ fn state_from(t: &Bound<'_, PyTuple>, deck: &Deck) -> PyResult<State> {
 }
 
 fn state_to(py: Python<'_>, s: &State) -> PyObject {
-    let status = match s.status {
-        Status::Playing => 0u8,
-        Status::Won => 1,
-        Status::Lost => 2,
-        Status::Goal => 3,
-    };
+    let status = s.status.code();
     let items: Vec<PyObject> = vec![
         PyTuple::new_bound(py, s.cells()).into_any().unbind(),
         s.spent.into_py(py),

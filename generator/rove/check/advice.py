@@ -106,14 +106,14 @@ def _walls(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _stall(data: dict[str, Any]) -> list[dict[str, Any]]:
-    spent = data["mission_costs"]["overall"]["no_abilities"]
-    med = spent["median"]
+    costs = data["mission_costs"]["overall"]["no_abilities"]  # with every module spent
+    med = costs["median"]
     top = max((max(c["base"], c["bonus"]) for c in data["cards"].values()), default=None)
     if med is None or top is None or med <= top:
         return []
     return [{"kind": "stall", "card": None, "text": (
         f"With every module spent, the median mission costs {med:g} points from the starts "
-        f"(up to {spent['max']:g}), more than any card pays ({top} at most), and a completion "
+        f"(up to {costs['max']:g}), more than any card pays ({top} at most), and a completion "
         "draws one card: once its abilities are used the deck stalls; give the spent sides "
         "arrows that move further, or make the missions cheaper to reach with them")}]
 
