@@ -247,3 +247,29 @@ def test_a_deal_the_solver_leaves_undecided_is_proven_by_the_experts_win(classic
     assert last.status == "won"
     # the expert's game is node-bounded too: with no nodes for it, nothing is proven
     assert deal_puzzle(classic, "witness", Settings(deal_nodes=1, deal_expert_nodes=1), "normal") is None
+
+
+def test_a_long_puzzle_title_keeps_clear_of_its_stars(small_book: list[Puzzle], classic: Spec,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A title as long as a deck with spent sides that move otherwise gives ("Mission in
+    12 points (14 actions)") is shrunk so that it ends left of the star rating beside it:
+    read back, the title's right end and the stars' left edge (their drawn paths)."""
+    import pypdfium2 as pdfium
+
+    from rove.book import build
+    from rove.pdf.fonts import FONT_BOLD, text_width
+
+    monkeypatch.setattr(build, "puzzle_title", lambda p: "Mission in 12 points (14 actions)")
+    data = render_book(classic, small_book[:1], 4, "a5")
+    reader = PdfReader(io.BytesIO(data))
+    n = next(i for i, page in enumerate(reader.pages) if "1. Mission in 12 points" in page.extract_text())
+    spans: list[tuple[float, float, float, str]] = []
+    reader.pages[n].extract_text(visitor_text=lambda t, cm, tm, fd, fs: spans.append(
+        (cm[4] + tm[4], cm[5] + tm[5], fs * cm[0], t)) if t.startswith("1. Mission") else None)
+    x, y, size, text = spans[0]
+    assert size < 17  # shrunk from its usual size
+    right = x + text_width(text.strip(), FONT_BOLD, size)
+    page = pdfium.PdfDocument(data)[n]
+    stars = [obj.get_bounds() for obj in page.get_objects() if obj.type == pdfium.raw.FPDF_PAGEOBJ_PATH]
+    beside = [left for left, bottom, _, top in stars if bottom <= y + size and top >= y]  # on its line
+    assert len(beside) >= 5 and right < min(beside)

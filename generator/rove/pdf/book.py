@@ -30,7 +30,7 @@ from ..replay import states_along
 from ..spec import Arrow, Card, Module, Pattern, Spec
 from ..words import plural
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
-from .fonts import FONT, FONT_BOLD, FONT_ITALIC, register_fonts, text_width, wrap_text
+from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
 from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
 
 MM = 72.0 / 25.4
@@ -1052,10 +1052,7 @@ class BookWriter:
         c, pen, k = self.c, self.pen, self.k
         pos = p.position
         card = self.spec.card(pos.mission)
-        c.setFillColor(INK)
-        c.setFont(FONT_BOLD, self.fs(13))
-        c.drawString(self.margin, top - self.fs(13), f"{p.number}. {p.title}")
-        draw_stars(c, self.right, top - self.fs(13) * 0.62, 4.6 * k, p.stars)
+        self.title_and_stars(p, top, self.fs(13), 4.6 * k)
         top -= self.fs(13) * 1.7
         top -= pen.para(self.task_text(p), self.margin, top, self.cw, size=self.fs(7.4), leading=1.3) + 5 * k
         legend = combined_legend_pattern([card.mission.pattern])
@@ -1075,15 +1072,25 @@ class BookWriter:
             ft -= pen.rich(runs, rx, ft, rw, size=self.fs(7), leading=1.25) + 2 * k
         self.footer(p, [card.mission.pattern], min(top - room, ft), bottom)
 
+    def title_and_stars(self, p: BookPuzzle, top: float, size: float, r: float) -> None:
+        """A puzzle's numbered title below ``top`` at ``size``, its stars (radius ``r``) at
+        the right.  A long title (a deck whose missions take many actions) is shrunk to
+        keep clear of the stars, down to 12/17 of its size."""
+        c, k = self.c, self.k
+        c.setFillColor(INK)
+        stars = draw_stars(c, self.right, top - size * 0.62, r, p.stars)
+        title = f"{p.number}. {p.title}"
+        fitted, _ = fit_lines(title, FONT_BOLD, stars - 6 * k - self.margin, size * 1.2, size,
+                              size * 12 / 17, max_lines=1)
+        c.setFont(FONT_BOLD, fitted)
+        c.drawString(self.margin, top - size, title)
+
     def title_line(self, p: BookPuzzle) -> float:
         """Running head, title and stars; returns the top of what follows."""
         c, k = self.c, self.k
         self.running_head(f"Puzzle {p.number}", p.title)
         top = self.H - self.margin - 14 * k
-        c.setFillColor(INK)
-        c.setFont(FONT_BOLD, self.fs(17))
-        c.drawString(self.margin, top - self.fs(17), f"{p.number}. {p.title}")
-        draw_stars(c, self.right, top - self.fs(17) * 0.62, 5.5 * k, p.stars)
+        self.title_and_stars(p, top, self.fs(17), 5.5 * k)
         c.setFont(FONT, self.fs(6.5))
         c.setFillColor(SOFT)
         c.drawRightString(self.right, top - self.fs(17) - 9 * k, f"{p.stars} of 5 stars")
