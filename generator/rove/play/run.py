@@ -17,9 +17,8 @@ from ..errors import InputError
 from .session import Started
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-"""The host names the app answers when it serves on the loopback interface (a page of
-another site that resolves its own name to 127.0.0.1 is refused)."""
+"""The ``--host`` values that bind the loopback interface (the app then answers only
+``server.LOOPBACK_HOSTS``)."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
 
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         from .coach import Coach
-        from .server import create_app, serve
+        from .server import LOOPBACK_HOSTS, create_app, serve
         from .session import Session
 
         session = Session(started)

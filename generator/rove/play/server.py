@@ -28,8 +28,12 @@ from starlette.routing import Route
 from ..actions import Action
 from ..engine import IllegalAction
 from .coach import Coach
-from .run import LOOPBACK_HOSTS
 from .session import NothingThere, Session
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The host names the app answers when it serves on the loopback interface (a page of
+another site that resolves its own name to 127.0.0.1 is refused).  Defined here, where
+the app uses it: :mod:`.run` starts the server, so the server must not import it back."""
 
 MAX_BODY = 16 * 1024
 """Largest request body taken (an action is a few dozen bytes)."""
