@@ -523,7 +523,7 @@ def test_long_titles_wrap_inside_the_card(custom: Spec) -> None:
 
 
 def test_the_title_table_is_the_card_fonts_own_data() -> None:
-    """rove.pdf.titles (which validation uses without ReportLab) holds what the font files say:
+    """rove.titles (which validation uses without ReportLab) holds what the font files say:
     the characters every face draws, and the bold face's widths, to the last bit."""
     import random
     import unicodedata
@@ -531,7 +531,7 @@ def test_the_title_table_is_the_card_fonts_own_data() -> None:
     from reportlab.pdfbase import pdfmetrics
 
     from rove.pdf.fonts import FONT_BOLD_ITALIC, register_fonts
-    from rove.pdf.titles import DRAWABLE, TITLE_FONT, title_width
+    from rove.titles import DRAWABLE, TITLE_FONT, title_width
 
     register_fonts()
     assert TITLE_FONT == FONT_BOLD
@@ -547,7 +547,7 @@ def test_the_title_table_is_the_card_fonts_own_data() -> None:
 
 
 def test_validation_refuses_what_the_card_fonts_cannot_draw() -> None:
-    from rove.pdf.titles import DRAWABLE, undrawable_chars
+    from rove.titles import DRAWABLE, undrawable_chars
 
     latin1 = {*range(0x20, 0x7F), *range(0xA0, 0x100)} - {0xAD}  # the soft hyphen is a format char
     assert latin1 <= DRAWABLE
@@ -585,7 +585,7 @@ cards:
 
 
 def test_the_longest_titles_validation_accepts_stay_in_their_boxes(tmp_path: Path) -> None:
-    from rove.pdf.titles import TITLE_W, mission_title_fit, module_name_room, title_problem
+    from rove.titles import TITLE_W, mission_title_fit, module_name_room, title_problem
 
     path = tmp_path / "limits.yaml"
     path.write_text(LIMITS, encoding="utf-8")
@@ -611,7 +611,7 @@ def test_the_longest_titles_validation_accepts_stay_in_their_boxes(tmp_path: Pat
 
 
 def test_titles_that_validation_refuses_would_not_fit() -> None:
-    from rove.pdf.titles import mission_title_fit, module_name_fit, title_problem
+    from rove.titles import mission_title_fit, module_name_fit, title_problem
 
     for text in ("a", "Wake Up", "Ab " * 12, "Ab " * 13, "W" * 17, "W" * 18, "Mm" * 20, "x" * 400):
         assert (title_problem(text, "mission") is None) == mission_title_fit(text).fits, text

@@ -281,7 +281,7 @@ _TITLE_LINE = re.compile(r"^(\s*(?:title|name): ).*$", re.M)
 def test_every_title_validation_accepts_prints(base: dict[str, Any], data: st.DataObject) -> None:
     """Random titles and names: refused with a message, or drawn in their boxes on the cards."""
     from rove.pdf.cards import CardOptions, render_faces_pdf
-    from rove.pdf.titles import DRAWABLE, mission_title_fit, module_name_fit
+    from rove.titles import DRAWABLE, mission_title_fit, module_name_fit
 
     drawable = st.sampled_from(sorted(map(chr, DRAWABLE)))
     words = st.one_of(st.text(drawable, min_size=1, max_size=12), st.text(drawable, min_size=1, max_size=12),

@@ -21,8 +21,8 @@ from rove.pdf.cards import MM, CardOptions, card_faces, render_cards_pdf, render
 from rove.pdf.preflight import check_faces_pdf, preflight_lines, run_preflight
 from rove.pdf.presets import PRESETS
 from rove.pdf.printing import PrintFiles, render_print, resolve_job, stamp_text, tts_grid
-from rove.pdf.titles import TitleFit
 from rove.spec import Spec, load_spec
+from rove.titles import TitleFit
 
 IN = 72.0  # points per inch
 

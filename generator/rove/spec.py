@@ -25,7 +25,7 @@ from .grid import (
     grid_rows,
     parse_dirs,
 )
-from .pdf.titles import title_problem
+from .titles import title_problem
 from .yamlio import LineDict, LineList, load_yaml_file, load_yaml_text, short_repr, yaml_scalar
 
 SPEC_FORMAT = "rove-spec/1"
@@ -411,7 +411,7 @@ def _yaml_kind(v: Any) -> str:
 def _text_problem(value: Any, what: str, example: str, kind: str | None) -> str | None:
     """Why ``value`` cannot be a printed title or name, or None when it can: it must be
     non-empty text that the card fonts draw and, for a mission title (``kind`` "mission")
-    or a module name ("module"), that fits its box on the card (rove.pdf.titles, which measures
+    or a module name ("module"), that fits its box on the card (rove.titles, which measures
     with the card fonts' own data without importing ReportLab)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return f"{what} is empty; write it, like '{example}'"

@@ -56,6 +56,7 @@ from reportlab.lib.colors import CMYKColor, Color, toColor, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..spec import Card, Module, Spec
+from ..titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
 from .glyphs import (
     INK,
@@ -67,7 +68,6 @@ from .glyphs import (
     legend_height,
 )
 from .presets import COLORS, ORDERS
-from .titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
 
 MM = 72.0 / 25.4
 PAPERS_PT: dict[str, tuple[float, float]] = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
@@ -91,7 +91,7 @@ BLEED_MARK_MM = 2.0  # with bleed the margins keep room for marks at least this 
 PRINT_SAFE_MM = EDGE_KEEP_MM  # the registration note and fold line keep this far from the edge
 
 # Cards are drawn in units where the card is DESIGN_W (180) wide: a poker card in points.
-# Titles and module names are fitted to their boxes by rove.pdf.titles, whose check spec
+# Titles and module names are fitted to their boxes by rove.titles, whose check spec
 # validation uses: a title that validates prints inside its box.
 
 MODULE_ACCENT = Color(0.17, 0.25, 0.33)

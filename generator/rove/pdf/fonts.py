@@ -14,7 +14,7 @@ import reportlab
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
-from .titles import fit, wrap
+from ..titles import fit, wrap
 
 FONT = "RoveSans"
 FONT_BOLD = "RoveSans-Bold"
@@ -59,7 +59,7 @@ def fit_lines(
 
     Returns (size, lines); when nothing fits, the smallest size is returned anyway so
     the caller always has something to draw (the tests and the visual check catch it).
-    (The wrapping is rove.pdf.titles's, which also fits card titles without ReportLab.)
+    (The wrapping is rove.titles's, which also fits card titles without ReportLab.)
     """
     return fit(text, width, height, max_size, min_size, lambda s, z: text_width(s, font, z),
                leading=leading, max_lines=max_lines)

@@ -71,7 +71,7 @@ def resolve_job(preset_name: str, *, paper: str | None = None, layout: str | Non
         raise ValueError(f"--back-offset shifts the back pages of --layout duplex; layout {lay} "
                          "has no back pages")
     if stamp_date is not None:
-        from .titles import undrawable_chars
+        from ..titles import undrawable_chars
 
         bad = undrawable_chars(stamp_date, limit=3)
         if bad or not 0 < len(stamp_date) <= 40:

@@ -4,7 +4,8 @@ and how a mission title or a module name is fitted to its box on the card.
 Pure Python, no ReportLab: spec validation (``rove validate``, ``rove deal``, every command
 that reads a spec) checks titles with it and stays fast to start, and ``rove.pdf.cards``
 fits the titles it draws with the same functions, so what validation accepts is what
-prints. The table below is the card fonts' own data (Bitstream Vera, shipped inside
+prints. It sits beside ``rove.spec``, not in ``rove.pdf``: the spec model is a lower layer
+than the PDF code, which imports it. The table below is the card fonts' own data (Bitstream Vera, shipped inside
 ReportLab); tests/test_cards.py checks it against the font files: the characters every
 face of the family maps to a real glyph, and the bold face's advance widths, from which
 :func:`title_width` gives ReportLab's ``stringWidth`` to the last bit.
