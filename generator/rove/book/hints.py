@@ -14,16 +14,18 @@ action is that of an optimal plan and the halfway position lies on one.  ``check
 re-proves the second claim with A* (the remainder's cost is the optimum from halfway) and
 raises SolverBug on a disagreement; a re-proof that runs out of nodes leaves the
 construction argument standing.
+
+The hints are returned as :class:`rove.pdf.book.Hints`, the form the PDF prints: the
+book layer fills what the printing layer defines, never the other way round.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ..actions import Action
 from ..engine import Deck, State, state_cells, state_from_position
 from ..errors import SolverBug
 from ..grid import Cell
+from ..pdf.book import Hints
 from ..replay import states_along
 from ..solve.nodes import Limit
 from ..solve.result import plan_cost
@@ -32,17 +34,6 @@ from .analyse import solve_optimal
 
 #: nodes for re-proving that the halfway position is on an optimal plan
 CHECK_NODES = 40_000
-
-
-@dataclass(frozen=True)
-class Hints:
-    """A puzzle's three hints (see the module text)."""
-
-    module: str | None             # the module acting first; None when a card is played first
-    first: tuple[Action, ...]      # the first action (a campaign: each mission's, in order)
-    cells: dict[str, Cell]         # the halfway layout
-    spent: frozenset[str]          # modules spent at halfway
-    note: str                      # what the halfway diagram shows, in words
 
 
 def _actor(a: Action) -> str | None:

@@ -21,7 +21,6 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
-from ..book.hints import Hints
 from ..engine import Deck, State, matched_cells, state_cells, state_from_position
 from ..generators.deals import start_layout
 from ..grid import Cell, Direction
@@ -51,6 +50,17 @@ STAR_INK = Color(0.20, 0.20, 0.22)
 
 
 # --------------------------------------------------------------------------- what is printed
+
+
+@dataclass(frozen=True)
+class Hints:
+    """A puzzle's three hints, as printed (``rove.book.hints`` reads them off the solution)."""
+
+    module: str | None             # the module acting first; None when a card is played first
+    first: tuple[Action, ...]      # the first action (a campaign: each mission's, in order)
+    cells: dict[str, Cell]         # the halfway layout
+    spent: frozenset[str]          # modules spent at halfway
+    note: str                      # what the halfway diagram shows, in words
 
 
 @dataclass(frozen=True)
