@@ -4,7 +4,7 @@
                             [--effort-nodes 100000] [--jobs 2] [--json FILE]
 
 A seeded batch of ``--count`` puzzles is generated exactly as ``rove book`` makes them
-(``rove.generators.puzzles``, every optimum proven by A*), each graded 1-5 stars by
+(``rove.book.puzzles``, every optimum proven by A*), each graded 1-5 stars by
 ``rove.book.grade``.  Each puzzle is then given to the *lookahead player*
 (``rove.book.analyse.lookahead_effort``): it knows the budget, thinks ahead 1 action,
 then 2, then 3, ..., tries the actions that look closest to the mission first, drops a
@@ -38,8 +38,8 @@ except ImportError:  # run from a checkout without the package installed
 
 from rove.book import analyse  # noqa: E402
 from rove.book.grade import kendall_tau_b, score, spearman, stars  # noqa: E402
+from rove.book.puzzles import KINDS, Settings  # noqa: E402
 from rove.engine import Deck, state_from_position  # noqa: E402
-from rove.generators.puzzles import KINDS, Settings  # noqa: E402
 from rove.solve.nodes import Limit  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 

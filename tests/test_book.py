@@ -38,9 +38,9 @@ from rove.book.grade import (
     spearman,
     stars,
 )
+from rove.book.puzzles import CHAIN_MIN_ABILITIES, Settings, _nudge, count_solutions, mission_puzzle
 from rove.cli import app
 from rove.engine import Deck, state_from_position
-from rove.generators.puzzles import CHAIN_MIN_ABILITIES, Settings, _nudge, count_solutions, mission_puzzle
 from rove.grid import connected
 from rove.position import Current, load_position, parse_position
 from rove.replay import replay
@@ -217,7 +217,7 @@ def test_pdf_is_byte_identical_across_runs(made: Path, tmp_path: Path) -> None:
 def test_letter_paper(made: Path) -> None:
     """The exported puzzles, printed on Letter."""
     from rove.book.build import render_book
-    from rove.generators.puzzles import Puzzle
+    from rove.book.puzzles import Puzzle
 
     ps = []
     for name, y, plan_file in puzzles(made):
@@ -328,7 +328,7 @@ def test_pdf_text_holds_no_python_values(mixed: Path, made: Path, campaign_book:
 
 def test_measured_leaves_out_what_is_not_a_number(mixed: Path) -> None:
     """A flag, None or nan where a count belongs is left out of the solutions' words."""
-    from rove.generators.puzzles import Puzzle
+    from rove.book.puzzles import Puzzle
 
     pos = load_position(mixed / "ex" / "02-deal.yaml")
     plan = tuple(load_plan(mixed / "ex" / "02-deal.plan.json"))

@@ -26,10 +26,10 @@ from rove.book.build import (
     render_book,
 )
 from rove.book.hints import check_hints, hints_for
+from rove.book.puzzles import Puzzle, Settings, deal_puzzle, mission_puzzle
 from rove.cli import app
 from rove.engine import Deck, IllegalAction, apply, state_cells, state_from_position
 from rove.errors import SolverBug
-from rove.generators.puzzles import Puzzle, Settings, deal_puzzle, mission_puzzle
 from rove.position import Current
 from rove.replay import states_along
 from rove.solve.astar import solve_mission

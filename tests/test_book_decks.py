@@ -24,10 +24,10 @@ from typer.testing import CliRunner
 from rove.actions import load_plan
 from rove.book import build
 from rove.book.build import check_reader_deck, reader_spec
+from rove.book.puzzles import Puzzle, Settings, mission_puzzle
 from rove.cli import app
 from rove.errors import SolverBug
 from rove.generators.missions import movement_only
-from rove.generators.puzzles import Puzzle, Settings, mission_puzzle
 from rove.position import Current, load_position
 from rove.replay import replay
 from rove.solve.search import solve

@@ -884,7 +884,7 @@ def book(
         render_book,
         shortfalls,
     )
-    from .generators.puzzles import KIND_NAMES, Settings
+    from .book.puzzles import KIND_NAMES, Settings
     from .spec import load_spec
 
     try:

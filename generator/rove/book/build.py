@@ -26,7 +26,11 @@ from pathlib import Path
 
 from ..actions import Action, dumps_plan
 from ..errors import SolverBug
-from ..generators.puzzles import (
+from ..position import Position, dump_position, normalized_cells
+from ..spec import Spec
+from ..words import plural
+from .grade import GRADING_TEXT
+from .puzzles import (
     DEAL_DIFFICULTIES,
     KIND_NAMES,
     Puzzle,
@@ -38,10 +42,6 @@ from ..generators.puzzles import (
     mission_puzzle,
     potential_stars,
 )
-from ..position import Position, dump_position, normalized_cells
-from ..spec import Spec
-from ..words import plural
-from .grade import GRADING_TEXT
 
 KIND_ORDER = ("mission", "hand", "deal", "campaign")
 DEFAULT_MIX = "mission:55,hand:20,deal:15,campaign:10"

@@ -65,7 +65,7 @@ class Hints:
 
 @dataclass(frozen=True)
 class BookPuzzle:
-    """A puzzle as the book prints it (built from ``rove.generators.puzzles.Puzzle``)."""
+    """A puzzle as the book prints it (built from ``rove.book.puzzles.Puzzle``)."""
 
     number: int
     name: str              # export name, e.g. 07-mission

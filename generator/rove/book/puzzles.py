@@ -41,9 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..actions import Action
-from ..book import analyse
-from ..book.grade import Features, score, stars
 from ..engine import Deck, State, state_cells, state_from_position
+from ..generators.deals import deal
 from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
 from ..replay import verify_plan
@@ -51,7 +50,8 @@ from ..rules import HAND_SIZES
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit
 from ..spec import DEFAULT_SPEC, Spec
-from .deals import deal
+from . import analyse
+from .grade import Features, score, stars
 
 KIND_NAMES = {"mission": "Mission in N", "hand": "Hand puzzle", "deal": "Verified deal",
               "campaign": "Campaign"}
@@ -537,8 +537,8 @@ CAMPAIGN_FINISHES = 20_000  # layouts the search for optimal finishes may visit
 def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     """A campaign from ``rove generate missions`` (seeded by the label), or None when the
     generator gives up or a proof runs out of nodes."""
-    from .missions import GenerationFailed, generate_missions
-    from .missions import Settings as GenSettings
+    from ..generators.missions import GenerationFailed, generate_missions
+    from ..generators.missions import Settings as GenSettings
 
     if GenSettings().problems(spec):  # a deck too small for missions (a valid deck may have one module)
         return None
