@@ -1,7 +1,7 @@
 //! The mission heuristic: admissible, consistent lower bounds on the points (and, at
 //! that many points, the abilities) still needed for the current mission.
 //!
-//! The same bound as `rove.solve.search.Heuristic`, computed the same way: a pattern
+//! The same bound as `rove.solve.heuristic.Heuristic`, computed the same way: a pattern
 //! placement with `D` unfilled cells needs at least `D` actions that bring a module in,
 //! and only Brain, Coil, Motor and Gripper can do that without a point; so at least
 //! `D - (those abilities left)` points remain.  No action lowers the bound by more than

@@ -9,7 +9,7 @@ use crate::state::{State, MAX_CARDS};
 /// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
 /// set, the hand as a set, the points, the mission and missions done; with `piles`
 /// also the current card and both pile orders (needed whenever a draw can still
-/// matter).  The same fields as `rove.solve.search.canonical_key`.
+/// matter).  The same fields as `rove.solve.nodes.canonical_key`.
 ///
 /// Held inline up to `INLINE_KEY` bytes (a six-module state of a dozen-card deck takes
 /// about 40), so that tables store keys beside their values: no allocation per entry,

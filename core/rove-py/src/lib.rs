@@ -426,7 +426,7 @@ fn zero_point_walk(
 /// for `solve_mission`.  `progress` is called with the
 /// missions done whenever a line gets further than any before.  `reference=True` runs
 /// the Python reference search's algorithm (no dominance in the lost tables): the same
-/// nodes as `rove.solve.game.solve_game_python`.  `tables=N` (N > 0, never with
+/// nodes as `rove.solve.winnable.solve_game_python`.  `tables=N` (N > 0, never with
 /// `reference`) raises the bounds with the exact distance tables, each switched on
 /// once the solve has asked for it N times (`rove_core::tables::ACTIVATE_AFTER` is the
 /// product's N); the last field of
