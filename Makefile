@@ -11,7 +11,12 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: setup browser book cards test lint bench clean
 
+## Also compiles the package's bytecode: an editable install leaves it to Python, which
+## writes none under PYTHONDONTWRITEBYTECODE (common in CI and containers) and then
+## compiles every module of rove at every start (bench/startup.py --cold shows the cost).
+## compileall only rewrites what changed, so this runs at every setup.
 setup: $(STAMP)
+	@$(BIN)/python -m compileall -q generator/rove
 
 $(STAMP): pyproject.toml $(CORE_SOURCES)
 	$(PYTHON) -m venv $(VENV)

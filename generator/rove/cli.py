@@ -2,9 +2,13 @@
 
 Heavy libraries (OR-Tools, ReportLab) are imported inside the commands that use
 them, so ``rove --help`` and ``rove validate`` start fast.
-"""
 
-from __future__ import annotations
+Unlike the other modules this one does not use ``from __future__ import annotations``:
+Typer reads every command's parameters at every start, and string annotations it must
+evaluate, twice a parameter (``inspect.signature(eval_str=True)`` and
+``get_type_hints``), which took about 40 ms of each start; as objects they are read
+directly.
+"""
 
 import errno
 import functools
@@ -54,14 +58,21 @@ MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
 
+#: help and usage errors in Click's plain format: Typer's Rich format imports Rich, its
+#: Markdown parser and Pygments to print them, most of the start-up of `rove --help` (the
+#: commands that draw tables or progress bars import Rich themselves)
+HELP_MARKUP = None
+
 app = typer.Typer(
     name="rove",
     help="Rules engine, solvers, puzzle books and print-and-play cards for the solo card game ROVE.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
 )
-generate_app = typer.Typer(help="Generate new content from a spec.", no_args_is_help=True)
+generate_app = typer.Typer(help="Generate new content from a spec.", no_args_is_help=True,
+                           rich_markup_mode=HELP_MARKUP)
 app.add_typer(generate_app, name="generate")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -181,7 +192,6 @@ def validate(
         help="Spec or position YAML files (or bundled spec names).")],
 ) -> None:
     """Check card specs and positions; every problem as `path:line: message`."""
-    from .position import position_from_data
     from .spec import resolve_spec_ref, spec_from_data
     from .yamlio import LineDict, load_yaml_file
 
@@ -192,6 +202,8 @@ def validate(
             data = load_yaml_file(path, "spec or position (YAML)")
             fmt = data.get("format") if isinstance(data, LineDict) else None
             if isinstance(fmt, str) and fmt.startswith("rove-position"):
+                from .position import position_from_data  # not needed for a spec
+
                 pos = position_from_data(data, str(path), path.parent)
                 typer.echo(f"{f}: ok (position, goal {pos.goal}, spec {pos.spec.name!r})")
             else:
