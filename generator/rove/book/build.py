@@ -9,9 +9,14 @@ out); empty slots then take the spare candidates closest in grade, and a kind th
 falls short is topped up with Mission in N puzzles.  Verified deals cycle through normal, hard
 and impossible.  The book is ordered by stars, then kind, then score.
 
+Variety: every kind's candidates pass one ``MissionQuota``, so no mission is posed
+(``posed_missions``) by more than ``mission_cap(count)`` of the book's puzzles, nor more
+than MISSION_PER_GRADE times in one grade; ``book_order`` keeps equal missions apart.
+
 Adding a kind: a generator in ``generate`` returning ``Puzzle``, its name in
-``KIND_ORDER``, a maker in ``generate_book``, and its page and solution in
-``rove.pdf.book`` (``BookWriter.puzzle`` / ``solution_block`` dispatch on the kind).
+``KIND_ORDER``, a maker in ``generate_book``, what it poses in ``posed_missions``, and
+its page and solution in ``rove.pdf.book`` (``BookWriter.puzzle`` / ``solution_block``
+dispatch on the kind).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import math
 import os
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -105,10 +111,16 @@ MISSION_SHARE = 0.15
 MISSION_REPEATS_MIN = 2
 
 
-def posed_mission(p: Puzzle) -> str | None:
-    """The one mission a puzzle poses (Mission in N and hand puzzles); deals and campaigns
-    play a sequence of missions, so the variety rule does not count them."""
-    return p.position.mission if p.kind in ("mission", "hand") else None
+def posed_missions(p: Puzzle) -> frozenset[str]:
+    """The mission cards a puzzle poses, which the variety rule counts: a Mission in N or
+    hand puzzle its mission; a verified deal the mission face up at its start (the rest
+    come as the shuffle has them); a campaign the card of each of its missions (they are
+    printed on the mission sides of the deck's first cards, so every campaign poses the
+    first card and the next ones).  Every kind counts: with deals and campaigns left out,
+    one mission was posed by 5 puzzles of a book of 16."""
+    if p.kind == "campaign":
+        return frozenset(pos.mission for pos, _ in p.legs if pos.mission is not None)
+    return frozenset() if p.position.mission is None else frozenset((p.position.mission,))
 
 
 #: a grade poses one mission at most this often (with ``book_order`` that keeps equal
@@ -116,30 +128,37 @@ def posed_mission(p: Puzzle) -> str | None:
 MISSION_PER_GRADE = 2
 
 
+def mission_cap(count: int) -> int:
+    """The most puzzles of a book of ``count`` that may pose one mission."""
+    return max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
+
+
 class MissionQuota:
-    """How often each mission has been posed so far, in the book (against its cap) and in
-    each grade (against MISSION_PER_GRADE)."""
+    """How often each mission has been posed so far (``posed_missions``), in the book
+    (against its cap) and in each grade (against MISSION_PER_GRADE).  Every kind's
+    puzzles are taken through it."""
 
     def __init__(self, count: int) -> None:
-        self.cap = max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
+        self.cap = mission_cap(count)
         self.used: dict[str, int] = {}
         self.graded: dict[tuple[str, int], int] = {}
 
+    def room(self, mission: str) -> bool:
+        """Whether one more puzzle may pose ``mission`` (its grade not known yet)."""
+        return self.used.get(mission, 0) < self.cap
+
     def allows(self, p: Puzzle) -> bool:
-        m = posed_mission(p)
-        return m is None or (self.used.get(m, 0) < self.cap
-                             and self.graded.get((m, p.stars), 0) < MISSION_PER_GRADE)
+        return all(self.room(m) and self.graded.get((m, p.stars), 0) < MISSION_PER_GRADE
+                   for m in posed_missions(p))
 
     def take(self, p: Puzzle) -> None:
-        m = posed_mission(p)
-        if m is not None:
+        for m in posed_missions(p):
             self.used[m] = self.used.get(m, 0) + 1
             self.graded[m, p.stars] = self.graded.get((m, p.stars), 0) + 1
 
     def give_back(self, p: Puzzle) -> None:
         """``p`` left the book after all."""
-        m = posed_mission(p)
-        if m is not None:
+        for m in posed_missions(p):
             self.used[m] -= 1
             self.graded[m, p.stars] -= 1
 
@@ -193,11 +212,14 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
             # the top grade keeps the hardest puzzles seen so far: the longest, least obvious
             weakest = min(chosen[5], key=lambda q: q.score)
             if p.score > weakest.score:
-                chosen[5].remove(weakest)
                 quota.give_back(weakest)
-                chosen[5].append(p)
-                quota.take(p)
-                p = weakest
+                if quota.allows(p):  # checked again: counting its solutions regraded it
+                    chosen[5].remove(weakest)
+                    chosen[5].append(p)
+                    quota.take(p)
+                    p = weakest
+                else:
+                    quota.take(weakest)
         if len(chosen[p.stars]) < quotas[p.stars] and quota.allows(p):
             chosen[p.stars].append(p)
             quota.take(p)
@@ -220,7 +242,9 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
 
 
 def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
-           progress: Progress | None) -> list[Puzzle]:
+           progress: Progress | None, quota: MissionQuota) -> list[Puzzle]:
+    """Verified deals through the mission quota like every kind: a deal whose first
+    mission has no room left is not even proven."""
     out: list[Puzzle] = []
     per, floor = ATTEMPTS["deal"]
     if progress:
@@ -228,9 +252,10 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
     for slot in range(n):
         difficulty = DEAL_DIFFICULTIES[slot % len(DEAL_DIFFICULTIES)]
         for i in range(per):
-            p = deal_puzzle(spec, f"{seed}:{slot}:{i}", settings, difficulty)
-            if p is not None and p.key not in keys:
+            p = deal_puzzle(spec, f"{seed}:{slot}:{i}", settings, difficulty, mission_ok=quota.room)
+            if p is not None and p.key not in keys and quota.allows(p):
                 keys.add(p.key)
+                quota.take(p)
                 out.append(p)
                 break
         if progress:
@@ -266,10 +291,12 @@ def _generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int, setti
     def finish(p: Puzzle) -> Puzzle:
         return count_solutions(p, settings)
 
-    for kind in ("hand", "deal", "campaign"):
+    # campaigns first: their missions are on the deck's first cards whatever the seed, so
+    # they take those cards' quota before the kinds that can pose any mission
+    for kind in ("campaign", "hand", "deal"):
         if kind in counts:
             if kind == "deal":
-                got = _deals(counts[kind], spec, settings, seed, keys, progress)
+                got = _deals(counts[kind], spec, settings, seed, keys, progress, quota)
             else:
                 got = _fill(kind, counts[kind], makers[kind], seed, keys, progress, finish, quota)
             found += got
@@ -315,12 +342,12 @@ def book_order(puzzles: list[Puzzle]) -> list[Puzzle]:
         left = [p for p in ranked if p.stars == stars]
         while left:
             prev = out[-1] if out else None
-            prev_mission = posed_mission(prev) if prev else None
-            fits = [p for p in left if prev_mission is None or posed_mission(p) != prev_mission] or left
-            missions = [posed_mission(q) for q in left]
-            ranks = [(-(missions.count(m) if m is not None else 0),
+            prev_missions = posed_missions(prev) if prev else frozenset()
+            fits = [p for p in left if not posed_missions(p) & prev_missions] or left
+            left_count = Counter(m for q in left for m in posed_missions(q))
+            ranks = [(-max((left_count[m] for m in posed_missions(p)), default=0),
                       int(prev is not None and p.kind == prev.kind), i)
-                     for i, p in enumerate(fits) for m in (posed_mission(p),)]
+                     for i, p in enumerate(fits)]
             best = fits[min(ranks)[2]]
             left.remove(best)
             out.append(best)
@@ -335,8 +362,7 @@ def _part_neighbours(order: list[Puzzle]) -> list[Puzzle]:
     out = list(order)
 
     def clash(i: int) -> bool:
-        return 0 < i < len(out) and posed_mission(out[i]) is not None and \
-            posed_mission(out[i]) == posed_mission(out[i - 1])
+        return 0 < i < len(out) and bool(posed_missions(out[i]) & posed_missions(out[i - 1]))
 
     for i in range(1, len(out)):
         if not clash(i):

@@ -486,8 +486,9 @@ DEAL_DIFFICULTIES = ("normal", "hard", "impossible")
 
 
 def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "normal",
-                ) -> Puzzle | None:
-    """A fresh deal proven winnable, or None (lost, or undecided by both players).
+                mission_ok: Callable[[str], bool] | None = None) -> Puzzle | None:
+    """A fresh deal proven winnable, or None (lost, or undecided by both players, or its
+    first mission refused by ``mission_ok``, which is asked before any search).
 
     The game solver tries first; a deal it leaves at its node budget goes to the expert
     player, and an expert win is as good a proof (its plan replays through the engine
@@ -501,6 +502,8 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     rng = random.Random(f"rove-book:deal:{label}")
     seed = rng.randrange(1, 10 ** 6)
     pos = deal(spec, seed, difficulty, spec_ref=settings.spec_ref)
+    if mission_ok is not None and pos.mission is not None and not mission_ok(pos.mission):
+        return None
     deck = Deck(spec, pos.rules)
     s = state_from_position(deck, pos)
     budget = Budget.of(settings.time_limit, settings.deal_nodes)
