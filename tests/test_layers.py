@@ -241,6 +241,8 @@ def missing_name(dotted: str) -> str | None:
     if k == len(parts):
         return None
     module, attr = ".".join(parts[:k]), parts[k]
+    if attr.startswith("__") and attr.endswith("__"):  # __file__, __version__: every module's
+        return None
     return None if attr in defined_names(module) else f"{module} has no {attr}"
 
 
