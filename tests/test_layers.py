@@ -13,7 +13,8 @@ function does) or under ``TYPE_CHECKING``.  Two graphs must be acyclic:
 
 Names: every dotted ``rove.x.y`` in the code, the tests, the benches, the Rust core's
 comments and the documents names a module that exists (a ``.py`` file, a package, or the
-compiled ``rove._core``), and the first name after a module is defined in it.
+compiled ``rove._core``), and the first name after a module is defined in it; every path
+``generator/rove/....py`` there names a file that exists.
 """
 
 from __future__ import annotations
@@ -200,6 +201,7 @@ def test_no_two_modules_import_each_other() -> None:
 TEXT_SUFFIXES = {".py", ".pyi", ".rs", ".md", ".toml", ".yaml", ".yml", ".js", ".css", ".html", ".txt", ".cfg"}
 SKIP_DIRS = {".venv", "target", "output", "__pycache__", ".git", ".pytest_cache", ".hypothesis", "node_modules"}
 DOTTED = re.compile(r"(?<![\w.])rove(?:\.[A-Za-z_]\w*)+")
+PATH = re.compile(r"generator/rove/[\w/]+\.pyi?\b")
 
 
 def text_files() -> Iterator[Path]:
@@ -249,6 +251,8 @@ def missing_name(dotted: str) -> str | None:
 def test_every_dotted_rove_name_exists() -> None:
     assert missing_name("rove.engine.Deck") is None and missing_name("rove.solve.search") is None
     assert missing_name("rove.solve.nosuch.solve") == "rove.solve has no nosuch"
+    assert PATH.findall("see `generator/rove/solve/astar.py`, not generator/rove/x.pyc") == [
+        "generator/rove/solve/astar.py"]
     bad = []
     for path in text_files():
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -257,4 +261,7 @@ def test_every_dotted_rove_name_exists() -> None:
                 why = missing_name(m.group())
                 if why:
                     bad.append(f"{path.relative_to(ROOT)}:{number}: {m.group()} ({why})")
+            for m in PATH.finditer(line):
+                if not (ROOT / m.group()).is_file():
+                    bad.append(f"{path.relative_to(ROOT)}:{number}: {m.group()} (no such file)")
     assert not bad, "names of modules or members that do not exist:\n" + "\n".join(bad)
