@@ -4,6 +4,7 @@
                           [--max-budget N] [--keep-hand] [--json FILE]
                           [--bare 100] [--spec classic|variant|FILE] [--workers 1]
                           [--generate 3] [--gen-costs 2,5] [--gen-count 7]
+                          [--book 45] [--baseline REV]
 
 ``--bare N`` instead takes N bare-budget mission puzzles:
 ``bare_budget_puzzle(spec, seed, spent=2 + seed % 5, budget=--bare-budget)`` for seeds
@@ -12,6 +13,12 @@ are, a mission the layout does not match yet, 8 points and no cards).  ``--spec 
 plays them on a deck rove has never been tuned on: the classic deck with every module's
 arrows changed (written to a temporary folder, see ``VARIANT``).  ``--workers 1`` is the
 one-core figure.
+
+``--book N`` takes the N Mission in N puzzles of ``bench/solve.py --book`` (the book's
+generator on the bundled deck, seed labels ``bench:i``; no test uses them).
+``--baseline REV`` also runs the CP-SAT engine as it was at git revision ``REV`` (its
+``cpsat.py`` and ``cpsat_model.py`` loaded beside the current ones), puzzle by puzzle
+right after the current one, so both meet the same load; engine ``base`` in the tables.
 
 Otherwise the instances are those of ``bench/solve.py``: ``random_mission_puzzle(classic, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
@@ -91,6 +98,33 @@ def load_bench_spec(name: str) -> Any:
     return load_spec(folder / "variant.yaml")
 
 
+BASELINE: dict[str, Any] = {}
+"""``solve_cpsat`` of the ``--baseline`` revision, once loaded."""
+
+
+def load_baseline(rev: str) -> Any:
+    """The CP-SAT engine of git revision ``rev``: its two modules loaded under new names
+    in ``rove.solve`` (so that their relative imports find today's engine and search)."""
+    import importlib.util
+    import subprocess
+
+    def source(name: str) -> str:
+        return subprocess.run(["git", "show", f"{rev}:generator/rove/solve/{name}.py"], cwd=ROOT,
+                              check=True, capture_output=True, text=True).stdout
+
+    for name, text in (("cpsat_model", source("cpsat_model")),
+                       ("cpsat", source("cpsat").replace(".cpsat_model import", "._base_cpsat_model import"))):
+        full = f"rove.solve._base_{name}"
+        spec = importlib.util.spec_from_loader(full, loader=None)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        module.__package__ = "rove.solve"
+        sys.modules[full] = module
+        exec(compile(text, f"{rev}:{name}.py", "exec"), module.__dict__)  # noqa: S102 - our own file
+    BASELINE["solve"] = sys.modules["rove.solve._base_cpsat"].solve_cpsat
+    return BASELINE["solve"]
+
+
 def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict[str, Any]:
     """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden."""
     from rove.solve.cpsat import solve_cpsat
@@ -100,6 +134,8 @@ def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict
     try:
         if engine == "search":
             r = solve_search(pos, time_limit=limit)
+        elif engine == "base":
+            r = BASELINE["solve"](pos, time_limit=limit, hint=True, workers=workers)
         else:
             r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat", workers=workers)
     except Exception as exc:  # noqa: BLE001 - a solver bug is a result here
@@ -139,6 +175,25 @@ def ratios(engine: list[dict[str, Any]], search: list[dict[str, Any]]) -> dict[s
 
 def answer(r: dict[str, Any]) -> tuple[Any, ...]:
     return (r["status"], *(r["cost"] or (None, None, None)))
+
+
+def against_base(now: list[dict[str, Any]], base: list[dict[str, Any]], rev: str) -> dict[str, Any]:
+    """The engine against the ``--baseline`` revision's on the same puzzles: medians, the
+    median of per-puzzle ratios (base seconds / now seconds), proofs, and whether the two
+    give the same answer wherever both proved one."""
+    pairs = list(zip(now, base))
+    same = sum(answer(a) == answer(b) for a, b in pairs if a["optimal"] and b["optimal"])
+    both = sum(bool(a["optimal"] and b["optimal"]) for a, b in pairs)
+    out = {"median_s": statistics.median(a["seconds"] for a in now),
+           "base_median_s": statistics.median(b["seconds"] for b in base),
+           "median_of_ratios": statistics.median(b["seconds"] / max(a["seconds"], 1e-6) for a, b in pairs),
+           "proven": sum(bool(a["optimal"]) for a in now), "base_proven": sum(bool(b["optimal"]) for b in base),
+           "both_proven": both, "same_answers": same}
+    console.print(f"cpsat against {rev}: median {out['base_median_s']:.2f} s -> {out['median_s']:.2f} s "
+                  f"({out['base_median_s'] / max(out['median_s'], 1e-6):.2f}x; median of per-puzzle ratios "
+                  f"{out['median_of_ratios']:.2f}x); proven {out['base_proven']} -> {out['proven']} of "
+                  f"{len(pairs)}; same answers on {same} of the {both} both proved", highlight=False)
+    return out
 
 
 def bench_generate(seeds: int, count: int, lo: int, hi: int) -> dict[str, Any]:
@@ -192,11 +247,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generate", type=int, default=3, help="generator seeds to time (0: none)")
     ap.add_argument("--gen-costs", default="2,5", help="generator --min-cost,--max-cost")
     ap.add_argument("--gen-count", type=int, default=7, help="generator --count")
+    ap.add_argument("--book", type=int, default=0,
+                    help="this many of bench/solve.py's book puzzles instead of --puzzles")
+    ap.add_argument("--baseline", default=None,
+                    help="git revision whose CP-SAT engine also runs (engine 'base', with the hint)")
     args = ap.parse_args(argv)
 
     from rove.generators.positions import bare_budget_puzzle, random_mission_puzzle
 
     spec = load_bench_spec(args.spec)
+    book: list[Any] = []
+    if args.book:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from solve import book_puzzles
+
+        args.puzzles = args.book
+        t_book = time.perf_counter()
+        book = book_puzzles(args.first + args.book)[args.first:]
+        console.print(f"made {args.book} book puzzles in {time.perf_counter() - t_book:.0f} s",
+                      highlight=False)
     if args.bare:
         args.puzzles = args.bare
     if args.puzzles == 0:  # the generator only
@@ -204,11 +273,16 @@ def main(argv: list[str] | None = None) -> int:
             bench_generate(args.generate, args.gen_count, *map(int, args.gen_costs.split(",")))
         return 0
     engines = ["search"] + [{"hint": "cpsat", "model": "model"}[m] for m in args.modes.split(",") if m]
+    if args.baseline:
+        load_baseline(args.baseline)
+        engines.append("base")
     recs: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
     t_all = time.perf_counter()
     seeds = range(args.first, args.first + args.puzzles)
     for seed in seeds:
-        if args.bare:
+        if book:
+            pos = book[seed - args.first][1]
+        elif args.bare:
             pos = bare_budget_puzzle(spec, seed, 2 + seed % 5, budget=args.bare_budget)
         else:
             kw: dict[str, Any] = {"keep_hand": args.keep_hand}
@@ -228,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
                      ", keep_hand" if args.keep_hand else ""])
     span = f"{seeds.start}..{seeds.stop - 1}"
     family = (f"bare_budget_puzzle({args.spec}, {span}, spent 2 + seed % 5, budget {args.bare_budget})"
-              if args.bare else f"random_mission_puzzle({args.spec}, {span}{extra})")
+              if args.bare else f"book Mission in N, puzzles {span}" if book
+              else f"random_mission_puzzle({args.spec}, {span}{extra})")
     workers = "" if args.workers is None else f", {args.workers} worker(s)"
     table = Table(title=f"CP-SAT vs search: {family}, limit {args.time_limit:g} s{workers}")
     for col in ("engine", "solved", "unsolvable", "unknown", "errors", "proven", "median s",
@@ -284,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[b red]{e} errors[/b red]: {errors}", highlight=False)
         out["engines"][e]["faster"] = faster
         out["engines"][e]["disagreements"] = disagree
-    if args.generate:
+    if "base" in recs and "cpsat" in recs:
+        out["against_base"] = against_base(recs["cpsat"], recs["base"], args.baseline)
+    if args.generate and not args.book:
         out["generate"] = bench_generate(args.generate, args.gen_count,
                                          *map(int, args.gen_costs.split(",")))
     console.print(f"total {time.perf_counter() - t_all:.0f} s", highlight=False)

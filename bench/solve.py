@@ -2,6 +2,7 @@
 
     python bench/solve.py [--puzzles 50] [--deals 50] [--time-limit 60]
                           [--baseline-limit 10] [--jobs 1] [--json FILE] [--compare FILE]
+    python bench/solve.py --book 45 [--repeats 5] [--json FILE] [--compare FILE]
 
 The instances are fixed by their seeds: ``random_mission_puzzle(classic, seed)`` for
 seeds 0..puzzles-1 (goal: mission) and fresh ``normal`` deals ``deal(classic, seed)``
@@ -18,6 +19,14 @@ involves one is a lower bound (shown with >=).  Where both decide, their answers
 
 ``--json FILE`` saves every instance and the summary; ``--compare FILE`` prints this
 run's ratios against such a saved run (above 1: this run is faster).
+
+``--book N`` instead times A* in one process on N puzzles shaped like the book's Mission
+in N (``book_puzzles``: ``rove.generators.puzzles.mission_puzzle`` on the bundled deck with
+the seed labels ``bench:0``, ``bench:1``, ... kept until N are made; no test uses these
+labels, so the puzzles are unseen by the suites).  Each is solved once to warm the deck,
+then ``--repeats`` times; its time is the median of those.  It prints the median and
+maximum seconds, the median nodes, the node rate over all of them and the worst puzzle's
+microseconds a node; ``--compare`` takes a run saved with ``--book`` and the same N.
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ KINDS = {  # (kind, method) -> label
     ("puzzle", "astar"): "puzzles, A*",
     ("puzzle", "bfs"): "puzzles, baseline",
     ("deal", "astar"): "deals, game search",
+    ("book", "astar"): "book's Mission in N, A* in process",
 }
 
 console = Console(width=None if sys.stdout.isatty() else 132)
@@ -94,6 +104,69 @@ def run_one(task: tuple[str, int, str, float, str]) -> dict[str, Any]:
     rec.update(status=r.status, seconds=time.perf_counter() - t0, nodes=r.nodes, points=r.points,
                cards=r.cards, abilities=r.abilities)
     return rec
+
+
+BOOK_LABEL = "bench:{}"
+
+
+def book_puzzles(count: int, spec_ref: str = "standard") -> list[Any]:
+    """``count`` Mission in N puzzles of the book's generator (seed labels ``bench:i``),
+    made without the core's distance tables as the book makes them."""
+    from rove.generators.puzzles import Settings, mission_puzzle
+    from rove.solve import core
+
+    spec = _spec(spec_ref)
+    out = []
+    i = 0
+    with core.tables_off():
+        while len(out) < count:
+            p = mission_puzzle(spec, BOOK_LABEL.format(i), Settings(spec_ref=spec_ref))
+            if p is not None:
+                out.append((i, p.position))
+            i += 1
+    return out
+
+
+def run_book(count: int, repeats: int, spec_ref: str) -> list[dict[str, Any]]:
+    """Every book puzzle solved in this process: a warm-up solve, then the median of
+    ``repeats`` (seconds, as ``solve`` is called; nodes)."""
+    from rove.solve.search import solve
+
+    t0 = time.perf_counter()
+    puzzles = book_puzzles(count, spec_ref)
+    console.print(f"made {count} puzzles in {time.perf_counter() - t0:.1f} s", highlight=False)
+    recs = []
+    for label, pos in puzzles:
+        r = solve(pos)
+        secs = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            r = solve(pos)
+            secs.append(time.perf_counter() - t)
+        recs.append({"kind": "book", "method": "astar", "seed": label, "limit": None,
+                     "status": r.status, "seconds": statistics.median(secs), "nodes": r.nodes,
+                     "points": r.points, "cards": r.cards, "abilities": r.abilities})
+    return recs
+
+
+def print_book(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    secs = [r["seconds"] for r in recs]
+    nodes = [r["nodes"] for r in recs]
+    worst = max(recs, key=lambda r: r["nodes"])
+    out = {"n": len(recs), "median_s": statistics.median(secs), "max_s": max(secs),
+           "median_nodes": statistics.median(nodes), "nodes_per_s": sum(nodes) / sum(secs),
+           "worst_nodes": worst["nodes"], "worst_us_per_node": 1e6 * worst["seconds"] / worst["nodes"],
+           "fastest_s": min(secs), "solved": sum(r["status"] == "solved" for r in recs)}
+    table = Table(title="A* in process on the book's Mission in N puzzles")
+    for col in ("n", "solved", "median ms", "fastest ms", "max ms", "median nodes", "nodes/s",
+                "worst: nodes", "us a node"):
+        table.add_column(col, justify="right")
+    table.add_row(str(out["n"]), str(out["solved"]), f"{1000 * out['median_s']:.2f}",
+                  f"{1000 * out['fastest_s']:.3f}", f"{1000 * out['max_s']:.1f}",
+                  f"{out['median_nodes']:g}", f"{out['nodes_per_s']:,.0f}", f"{out['worst_nodes']:,}",
+                  f"{out['worst_us_per_node']:.1f}")
+    console.print(table)
+    return out
 
 
 def run_all(tasks: list[tuple[str, int, str, float, str]], jobs: int) -> list[dict[str, Any]]:
@@ -251,11 +324,11 @@ def compare(now: dict[str, Any], then: dict[str, Any]) -> None:
         # a mission's optimum is exact: status and cost must not change; a game's
         # first win may differ in cost, its status must not
         changed = [a["seed"] for a, b in both if (a["status"] != b["status"] or (
-            key[0] == "puzzle" and (a["points"], a["cards"], a["abilities"]) !=
+            key[0] in ("puzzle", "book") and (a["points"], a["cards"], a["abilities"]) !=
             (b["points"], b["cards"], b["abilities"])))]
         table.add_row(label, str(len(pairs)),
-                      num(statistics.median(a["seconds"] for a, _ in pairs), "{:.3f}"),
-                      num(statistics.median(b["seconds"] for _, b in pairs), "{:.3f}"),
+                      num(statistics.median(a["seconds"] for a, _ in pairs), "{:.4f}"),
+                      num(statistics.median(b["seconds"] for _, b in pairs), "{:.4f}"),
                       num(statistics.median(ratios) if ratios else None, "{:.2f}x"),
                       str(sum(a["status"] in DECIDED for a, _ in pairs)),
                       str(sum(b["status"] in DECIDED for _, b in pairs)),
@@ -289,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spec", default="classic", help="bundled spec name or path (default classic)")
     ap.add_argument("--json", type=Path, dest="json_out", help="save every instance and the summary here")
     ap.add_argument("--compare", type=Path, help="a file saved with --json to compare against")
+    ap.add_argument("--book", type=int, default=0,
+                    help="time A* in process on this many of the book's Mission in N puzzles instead")
+    ap.add_argument("--repeats", type=int, default=5, help="--book: timed solves a puzzle (default 5)")
     args = ap.parse_args(argv)
     if args.time_limit <= 0 or args.baseline_limit < 0:
         ap.error("time limits must be positive (--baseline-limit 0 skips the baseline)")
@@ -300,6 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError) as exc:
             ap.error(f"cannot read {args.compare}: {exc}")
 
+    if args.book:
+        return main_book(args, then)
     tasks = [("puzzle", s, "astar", args.time_limit, args.spec) for s in range(args.puzzles)]
     if args.baseline_limit > 0:
         tasks += [("puzzle", s, "bfs", args.baseline_limit, args.spec) for s in range(args.puzzles)]
@@ -341,6 +419,27 @@ def main(argv: list[str] | None = None) -> int:
         args.json_out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         console.print(f"wrote {args.json_out}")
     return 1 if any(r["status"] == "error" for r in recs) or (sp and sp["disagreements"]) else 0
+
+
+def main_book(args: argparse.Namespace, then: dict[str, Any] | None) -> int:
+    spec = "standard" if args.spec == "classic" else args.spec  # the book's deck by default
+    console.print(f"solver bench: {args.book} of the book's Mission in N puzzles on {spec}, "
+                  f"{args.repeats} timed solve(s) each; python {platform.python_version()} on "
+                  f"{platform.machine()}, {os.cpu_count()} cpu(s), load {os.getloadavg()[0]:.1f}")
+    recs = run_book(args.book, args.repeats, spec)
+    summary = print_book(recs)
+    result = {"meta": {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       "commit": git_commit(), "python": platform.python_version(),
+                       "spec": spec, "book": args.book, "repeats": args.repeats, "time_limit": None},
+              "summary": {"book/astar": summary},
+              "records": [{**r, "seconds": round(r["seconds"], 6)} for r in recs]}
+    if then is not None:
+        compare(result, then)
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        console.print(f"wrote {args.json_out}")
+    return 0 if summary["solved"] == len(recs) else 1
 
 
 if __name__ == "__main__":

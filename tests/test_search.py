@@ -29,10 +29,11 @@ from rove.engine import GOAL, WON, Deck, state_from_position
 from rove.generators.positions import random_mission_puzzle
 from rove.position import Position, parse_position
 from rove.replay import replay
+from rove.rules import Rules
 from rove.solve.baseline import solve_mission_bfs
 from rove.solve.nodes import Budget, Limit
 from rove.solve.result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult
-from rove.solve.search import solve
+from rove.solve.search import deck_for, solve
 from rove.spec import load_spec
 
 # --------------------------------------------------------------------------- specs
@@ -788,3 +789,16 @@ def test_game_optimal_matches_the_baseline_on_tiny_deals(specs: Path, seed: int)
             continue
         assert plan is not None
         assert best.points == sum(a.act == "move" for a in plan), (seed, spent)
+
+
+def test_a_deck_is_shared_by_the_solves_of_one_spec_and_rules() -> None:
+    """``deck_for`` keeps a spec's deck for its next solve (what a short solve paid most
+    for), per rule options, and never hands a deck built for another spec object: a spec
+    loaded again is a new object and gets its own deck."""
+    spec = load_spec("classic")
+    deck = deck_for(spec, Rules())
+    assert deck_for(spec, Rules()) is deck and deck.spec is spec
+    other = deck_for(spec, Rules(recycle="when_empty"))
+    assert other is not deck and other.rules == Rules(recycle="when_empty")
+    again = load_spec("classic")
+    assert again is not spec and deck_for(again, Rules()).spec is again
