@@ -65,6 +65,13 @@ def page_name(command: str) -> str:
     return command.replace(" ", "-") + ".md"
 
 
+def _number(value: float) -> str:
+    """A bound as a reader takes it in: 10^12 rather than 1,000,000,000,000."""
+    if isinstance(value, int) and value >= 10**9 and str(value).rstrip("0") == "1":
+        return f"10^{len(str(value)) - 1}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
 def _value(param: Param) -> str:
     if _is_flag(param):
         return ""
@@ -75,10 +82,10 @@ def _value(param: Param) -> str:
         base = "INT" if "Int" in type(kind).__name__ else "NUMBER"
         bounds = []
         if kind.min is not None:
-            bounds.append(f"{kind.min:,} <=" if isinstance(kind.min, int) else f"{kind.min} <=")
+            bounds.append(f"{_number(kind.min)} <=")
         bounds.append("x")
         if kind.max is not None:
-            bounds.append(f"<= {kind.max:,}" if isinstance(kind.max, int) else f"<= {kind.max}")
+            bounds.append(f"<= {_number(kind.max)}")
         return f"{base} ({' '.join(bounds)})"
     if "path" in type(kind).__name__.lower():
         return "PATH"
@@ -133,9 +140,9 @@ def usage(command: str) -> str:
 
 
 def options_table(command: str) -> str:
-    """The Markdown of a command's usage line and its arguments and options."""
+    """The Markdown of a command's usage line and the table of its arguments and options."""
     cmd = commands()[command]
-    lines = [f"`{usage(command)}`", "", (cmd.help or "").strip().split("\n\n")[0].replace("\n", " "), "",
+    lines = [f"`{usage(command)}`", "",
              "| argument or option | value | default | what it does |", "|---|---|---|---|"]
     for p in cmd.params:
         help_text = getattr(p, "help", None) or ""
