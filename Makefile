@@ -9,7 +9,7 @@ CARGO  ?= cargo
 CORE_SOURCES := $(shell find core -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock 2>/dev/null)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup browser book cards test lint bench clean
+.PHONY: setup browser book cards test lint docs bench clean
 
 ## Also compiles the package's bytecode: an editable install leaves it to Python, which
 ## writes none under PYTHONDONTWRITEBYTECODE (common in CI and containers) and then
@@ -21,7 +21,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml $(CORE_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 ## The browser `rove play`'s tests drive: the distribution's chromium and its driver,
@@ -43,20 +43,29 @@ cards: setup
 ## Linters and type checkers: Rust (clippy) and Python (ruff, mypy).
 lint: setup
 	$(CARGO) clippy --manifest-path core/Cargo.toml --release --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check generator tests bench
+	$(BIN)/ruff check generator tests bench docs/tools
 	$(BIN)/mypy
 
-## The whole test suite: the core's own tests, the linters, then pytest on two worker
-## processes.  The compiled core must be built (the run's first line says it is);
-## ROVE_CORE=0 tests the pure-Python path instead.  worksteal hands tests out one by one
-## and lets an idle worker take queued ones from a busy one, so a file of long tests
-## no longer holds one worker while the other waits (loadfile did).
+## The whole test suite: the core's own tests, the linters, pytest on two worker
+## processes, then the guide's build (make docs).  The compiled core must be built (the
+## run's first line says it is); ROVE_CORE=0 tests the pure-Python path instead.
+## worksteal hands tests out one by one and lets an idle worker take queued ones from a
+## busy one, so a file of long tests no longer holds one worker while the other waits
+## (loadfile did).
 test: setup browser lint
 	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+	$(MAKE) --no-print-directory docs
+
+## The guide (docs/, mkdocs.yml): its pictures, made by rove itself (docs/tools/pictures.py:
+## the browser's screenshot needs `make browser`), then the site in site/. --strict makes a
+## broken link, a missing page or picture fail the build.
+docs: setup browser
+	$(BIN)/python docs/tools/pictures.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 bench: setup
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) core/target output/*.pdf output/*.png
+	rm -rf $(VENV) core/target output/*.pdf output/*.png site docs/assets/generated

@@ -16,7 +16,7 @@ difficulty, normal minus impossible, and the games lost at the node budget.
 The screening is cheap and node-bounded, hence deterministic; it finds the region where
 the levels separate, and the deck chosen there is then measured over 400 deals.
 ``--write DIR`` saves every candidate's spec, so the one chosen can be checked further.
-README.md ("rove tune SPEC") holds the rows measured so far; the candidates not there
+docs/internals/tuning.md ("The sweep") holds the rows measured so far; the candidates not there
 (``--only`` picks the ones to run) were left for lack of time, and those on missions
 costing 3-5 cost several seconds an expert game.
 """
