@@ -114,14 +114,14 @@ def load_baseline(rev: str) -> Any:
 
     for name, text in (("cpsat_model", source("cpsat_model")),
                        ("cpsat", source("cpsat").replace(".cpsat_model import", "._base_cpsat_model import"))):
-        full = f"rove.solve._base_{name}"
+        full = ".".join(("rove", "solve", f"_base_{name}"))  # a module made here, not a file
         spec = importlib.util.spec_from_loader(full, loader=None)
         assert spec is not None
         module = importlib.util.module_from_spec(spec)
         module.__package__ = "rove.solve"
         sys.modules[full] = module
         exec(compile(text, f"{rev}:{name}.py", "exec"), module.__dict__)  # noqa: S102 - our own file
-    BASELINE["solve"] = sys.modules["rove.solve._base_cpsat"].solve_cpsat
+    BASELINE["solve"] = sys.modules[".".join(("rove", "solve", "_base_cpsat"))].solve_cpsat
     return BASELINE["solve"]
 
 

@@ -21,7 +21,7 @@ involves one is a lower bound (shown with >=).  Where both decide, their answers
 run's ratios against such a saved run (above 1: this run is faster).
 
 ``--book N`` instead times A* in one process on N puzzles shaped like the book's Mission
-in N (``book_puzzles``: ``rove.generators.puzzles.mission_puzzle`` on the bundled deck with
+in N (``book_puzzles``: ``rove.book.puzzles.mission_puzzle`` on the bundled deck with
 the seed labels ``bench:0``, ``bench:1``, ... kept until N are made; no test uses these
 labels, so the puzzles are unseen by the suites).  Each is solved once to warm the deck,
 then ``--repeats`` times; its time is the median of those.  It prints the median and
@@ -112,7 +112,7 @@ BOOK_LABEL = "bench:{}"
 def book_puzzles(count: int, spec_ref: str = "standard") -> list[Any]:
     """``count`` Mission in N puzzles of the book's generator (seed labels ``bench:i``),
     made without the core's distance tables as the book makes them."""
-    from rove.generators.puzzles import Settings, mission_puzzle
+    from rove.book.puzzles import Settings, mission_puzzle
     from rove.solve import core
 
     spec = _spec(spec_ref)

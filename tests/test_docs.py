@@ -270,12 +270,12 @@ def _help_options(name: str) -> set[str]:
     found: set[str] = set()
     in_options = False
     for line in out.splitlines():
-        if "─ Options " in line:
+        if "─ Options " in line or line.strip() == "Options:":  # Rich's panel or Click's plain list
             in_options = True
-        elif line.startswith("╰"):
+        elif line.startswith("╰") or (in_options and line and not line.startswith(" ")):
             in_options = False
         elif in_options:
-            for word in line.strip("│ ").split():
+            for word in line.strip("│ ").replace(",", " ").replace(" / ", " ").split():
                 if word == "*":
                     continue
                 if not re.fullmatch(r"--?[a-z][a-z-]*", word):
