@@ -412,13 +412,18 @@ def main(argv: list[str] | None = None) -> int:
         "speedup": sp,
         "records": [{**r, "seconds": round(r["seconds"], 4)} for r in recs],
     }
+    _compare_and_save(result, then, args)
+    return 1 if any(r["status"] == "error" for r in recs) or (sp and sp["disagreements"]) else 0
+
+
+def _compare_and_save(result: dict[str, Any], then: dict[str, Any] | None, args: argparse.Namespace) -> None:
+    """Both modes' last step: the figures against a saved run, then saved if asked."""
     if then is not None:
         compare(result, then)
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         console.print(f"wrote {args.json_out}")
-    return 1 if any(r["status"] == "error" for r in recs) or (sp and sp["disagreements"]) else 0
 
 
 def main_book(args: argparse.Namespace, then: dict[str, Any] | None) -> int:
@@ -433,12 +438,7 @@ def main_book(args: argparse.Namespace, then: dict[str, Any] | None) -> int:
                        "spec": spec, "book": args.book, "repeats": args.repeats, "time_limit": None},
               "summary": {"book/astar": summary},
               "records": [{**r, "seconds": round(r["seconds"], 6)} for r in recs]}
-    if then is not None:
-        compare(result, then)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json_out}")
+    _compare_and_save(result, then, args)
     return 0 if summary["solved"] == len(recs) else 1
 
 
