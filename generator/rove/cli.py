@@ -364,7 +364,7 @@ def check(
     the thoughtful one (draw order known) and the expert player's, side by side."""
     from rich.console import Console
 
-    from .check import CheckOptions, print_report, progress_bar, run_check
+    from .check import CheckInterrupted, CheckOptions, print_report, progress_bar, run_check
     from .executors import default_jobs, make_executor
     from .spec import load_spec
 
@@ -386,6 +386,7 @@ def check(
         raise fail_input(f"check: {exc}") from None
     if sensitivity and "expert" not in opts.players:
         raise fail_input("check: --sensitivity measures the expert's win rate; add expert to --player")
+    interrupted: CheckInterrupted | None = None
     with progress_bar(Console(stderr=True)) as progress:
         try:
             with ex:
@@ -402,6 +403,10 @@ def check(
         except SolverBug as exc:  # a lost verdict disproved: never bad input
             typer.echo(f"check: {exc}; a bug in rove's solver, please report it", err=True)
             raise typer.Exit(EXIT_FAIL) from None
+        except CheckInterrupted as stop:
+            interrupted = stop
+    if interrupted is not None:
+        _print_partial_check(interrupted, as_json)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:
@@ -411,6 +416,25 @@ def check(
 
         write_output(report, render_report_pdf(result))
         typer.echo(f"wrote {report}", err=True)
+
+
+def _print_partial_check(stop: Any, as_json: bool) -> None:
+    """Ctrl-C during ``rove check``: the figures of the work that finished, marked
+    partial, then the interrupt goes on (exit 130, nothing written to --report)."""
+    from rich.console import Console
+
+    from .check import print_report
+
+    if stop.report is not None:
+        if as_json:
+            typer.echo(json.dumps(stop.report.to_json(), indent=2))
+        else:
+            print_report(stop.report, Console())
+        say("check: interrupted (Ctrl-C); the figures above are partial: they cover only the work "
+            "that had finished (see 'partial')")
+    else:
+        say("check: interrupted (Ctrl-C) before any deal was finished; no figures")
+    raise stop.signal
 
 
 # --------------------------------------------------------------------------- tune

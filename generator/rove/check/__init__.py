@@ -58,14 +58,16 @@ from .report import (
     wilson,
     wilson_union,
 )
-from .run import ProgressFn, plan_tasks, run_check, run_task, spec_fingerprint
+from .run import CheckInterrupted, deal_tasks, plan_tasks, run_check, run_task, spec_fingerprint
+from .tally import ProgressFn
 from .terminal import print_report, progress_bar
 
 __all__ = [
     "BARE_BUDGET", "CHECK_FORMAT", "DEFAULT_DEALS", "DEFAULT_EXPERT_NODE_LIMIT",
     "DEFAULT_MISSION_NODE_LIMIT", "DEFAULT_NODE_LIMIT", "DEFAULT_TIME_LIMIT", "FAIL",
     "MAX_STARTS", "OK", "PLAYERS", "SKIPPED", "WARN", "CheckOptions", "CheckReport",
-    "ProgressFn", "aggregate", "deal_seed", "fmt_num", "fmt_pct", "foresight_sentence",
+    "CheckInterrupted", "ProgressFn", "aggregate", "deal_tasks", "deal_seed", "fmt_num", "fmt_pct",
+    "foresight_sentence",
     "outcome_bounds", "plan_tasks", "print_report", "progress_bar", "run_check", "run_task",
     "spec_fingerprint", "start_arrangements", "wilson", "wilson_union",
 ]

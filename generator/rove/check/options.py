@@ -20,6 +20,13 @@ DEFAULT_MISSION_NODE_LIMIT = 200_000
 DEFAULT_TIME_LIMIT = 600.0
 DEFAULT_EXPERT_NODE_LIMIT = 2_000_000
 DEFAULT_SEER_NODE_LIMIT = 2_000_000
+#: the thoughtful player's cheap rungs, tried on every deal the expert did not win before
+#: any dear search: a short exact search (proves the easy losses and wins) and a short
+#: seer (finds most wins: 8 of the standard deck's first 10 normal deals within 500,000)
+QUICK_SEARCH_NODES = 100_000
+QUICK_SEER_NODES = 500_000
+#: the seer's middle rung, before the exact search's full --node-limit
+MID_SEER_NODES = 2_000_000
 PLAYERS = ("thoughtful", "expert")
 
 
@@ -65,11 +72,30 @@ class CheckOptions:
         if self.seer_node_limit < 0:
             raise ValueError("the seer's node limit must be 0 or more")
 
+    def ladder(self) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+        """The thoughtful player's rungs (``rove.solve.ladder``) as (solver, nodes), in two
+        phases: the cheap ones, run on every deal the expert did not win, and the dear ones,
+        run only on the deals the cheap ones leave.  Each rung is bounded by the node limits
+        given (a seer of 0 nodes is no seer), and a rung no larger than an earlier one of
+        the same solver is left out: it could only repeat that one's work."""
+        seer = self.seer_node_limit
+        wanted = [("search", min(QUICK_SEARCH_NODES, self.node_limit)), ("seer", min(QUICK_SEER_NODES, seer)),
+                  ("seer", min(MID_SEER_NODES, seer)), ("search", self.node_limit), ("seer", seer)]
+        rungs: list[tuple[str, int]] = []
+        phase: list[int] = []
+        for i, (solver, nodes) in enumerate(wanted):
+            if nodes > max((n for s, n in rungs if s == solver), default=0):
+                rungs.append((solver, nodes))
+                phase.append(0 if i < 2 else 1)
+        return (tuple(r for r, p in zip(rungs, phase) if p == 0),
+                tuple(r for r, p in zip(rungs, phase) if p == 1))
+
     def to_json(self) -> dict[str, Any]:
         return {"deals": self.deals, "difficulties": list(self.difficulties), "seed": self.seed,
                 "node_limit": self.node_limit, "mission_node_limit": self.mission_node_limit,
                 "time_limit": self.time_limit, "starts": self.starts, "players": list(self.players),
-                "expert_node_limit": self.expert_node_limit, "seer_node_limit": self.seer_node_limit}
+                "expert_node_limit": self.expert_node_limit, "seer_node_limit": self.seer_node_limit,
+                "ladder": [[{"solver": s, "nodes": n} for s, n in phase] for phase in self.ladder()]}
 
 
 def deal_seed(seed: int, index: int) -> int:

@@ -113,6 +113,8 @@ class CheckReport:
     sensitivity: dict[str, Any] | None = None
     #: what a designer may try, one line each (from the sensitivity and the failures)
     advice: list[dict[str, Any]] | None = None
+    #: set when the run was interrupted: what the figures cover (None: the whole run)
+    partial: dict[str, Any] | None = None
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         out = {
@@ -128,6 +130,8 @@ class CheckReport:
             "modules": self.modules,
             "deals": self.deals,
         }
+        if self.partial is not None:
+            out["partial"] = self.partial
         if self.expert is not None:
             out["expert"] = self.expert
         if self.sensitivity is not None:
@@ -343,12 +347,32 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             # replayed plan
             "decided_by_seer": sum(r.get("witness") == "seer" for r in rs),
             "decided_by_expert": sum(r.get("witness") == "expert" for r in rs),
+            "decided_by_search": sum(r.get("witness") == "search" for r in rs),
+            # the loss proofs' sizes: every exact-search node the deal's ladder spent
+            "lost_proof_nodes": [r["nodes"] for r in rs if r["status"] == "unsolvable"],
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "nodes_total": sum(r["nodes"] for r in rs),
             **_rerun_seeds(rs),
             **_unknown_section(won, unk, n, rs),
         }
     return winnability
+
+
+def ladder_sentence(win: dict[str, Row]) -> str | None:
+    """One sentence on who decided the thoughtful player's deals (the terminal's and the
+    PDF's), or None when none was decided."""
+    expert = sum(w.get("decided_by_expert", 0) for w in win.values())
+    seer = sum(w.get("decided_by_seer", 0) for w in win.values())
+    search = sum(w.get("decided_by_search", 0) for w in win.values())
+    proofs = [n for w in win.values() for n in w.get("lost_proof_nodes", [])]
+    if not expert + seer + search:
+        return None
+    lost = (f", {len(proofs)} of them proven lost (the largest proof {max(proofs):,} nodes)"
+            if proofs else ", none proven lost")
+    return (f"Decided in order of cost: {expert} by the expert's own win (no search needed), {seer} by the "
+            f"seer (the expert's judgement with the draw order known, backtracking), {search} by the exact "
+            f"search{lost}; every win's plan is replayed by the rules engine, and only the exact search "
+            "proves a loss.")
 
 
 def _unknown_section(won: int, unk: int, n: int, rs: list[Row]) -> Row:
@@ -522,8 +546,8 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
                     deals: list[dict[str, Any]], experts: list[dict[str, Any]]) -> dict[str, Any]:
     """The expert's figures: win rate per difficulty beside the thoughtful one, how its
     games were lost, and per card the missions it failed and the bonus it used."""
-    # the search's own verdict: a win the expert witnessed was unknown to the search
-    thoughtful = {(r["difficulty"], r["index"]): "unknown" if r.get("witness") == "expert" else r["status"]
+    # the thoughtful player's own verdict: a deal the expert won is never searched
+    thoughtful = {(r["difficulty"], r["index"]): "not searched" if r.get("witness") == "expert" else r["status"]
                   for r in deals}
     win: dict[str, dict[str, Any]] = {}
     gaps: dict[str, float | None] = {}

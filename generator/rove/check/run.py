@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,7 @@ from ..generators.deals import deal, start_layout
 from ..spec import Spec, load_spec
 from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
 from .report import CheckReport, aggregate
-
-ProgressFn = Callable[[str, int, int], None]
+from .tally import ProgressFn, Tally
 
 _SPECS: dict[tuple[str, str], Spec] = {}
 
@@ -71,40 +70,59 @@ def _limit_hit(status: str, nodes: int, node_limit: int) -> str | None:
 
 
 def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
-               node_limit: int, time_limit: float | None, seer_node_limit: int = 0) -> dict[str, Any]:
-    """One deal decided by the thoughtful player: the exact search, then on a deal it
-    leaves at its node limit the seer (``rove.solve.seer``), whose win, replayed by the
-    engine like every plan, decides it (``witness``)."""
-    from ..solve.search import solve
+               rungs: tuple[tuple[str, int], ...], time_limit: float | None) -> dict[str, Any]:
+    """One deal climbed by the thoughtful player (``rove.solve.ladder``): the given rungs
+    (solver, nodes) in order, until one decides it.  Every win is replayed by the engine
+    before it is believed; only the exact search can prove a loss."""
+    from ..engine import Deck, state_from_position
+    from ..solve.ladder import Rung, climb
+    from ..solve.result import plan_cost
 
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    r = solve(pos, time_limit=time_limit, max_nodes=node_limit, seer_nodes=seer_node_limit)
-    seer = r.stats.get("seer")
-    seer_nodes = seer["nodes"] if isinstance(seer, dict) else None  # None: the seer did not run
-    search_nodes = r.nodes - (seer_nodes or 0)
+    deck = Deck(spec, pos.rules)
+    v = climb(deck, state_from_position(deck, pos), [Rung(s, n) for s, n in rungs], time_limit=time_limit)
     out: dict[str, Any] = {
-        "index": index, "seed": seed, "difficulty": difficulty, "status": r.status,
-        "nodes": search_nodes,
-        "limit": "nodes" if seer_nodes is not None else _limit_hit(r.status, search_nodes, node_limit),
-        "seer_nodes": seer_nodes,
-        "witness": r.stats.get("witness"),
-        "deepest": None, "blocker": None, "blocker_source": None,
-        "points": r.points, "cards": r.cards, "abilities": r.abilities,
+        "index": index, "seed": seed, "difficulty": difficulty, "status": v.status,
+        "witness": v.witness, "steps": [s.to_json() for s in v.steps],
+        "deepest": v.deepest if v.deepest >= 0 else None,
+        "blocker": v.blocker, "blocker_source": "solver" if v.blocker is not None else None,
+        "points": None, "cards": None, "abilities": None,
         "plays": {}, "bonus_plays": {}, "ability_uses": {},
     }
-    if r.status == "solved":
-        out["deepest"] = spec.missions_to_win
-        out["plays"], out["bonus_plays"], out["ability_uses"] = _plan_counts(r.plan or ())
-    else:
-        stats = r.stats or {}
-        d = stats.get("deepest_done")
-        out["deepest"] = d if isinstance(d, int) and d >= 0 else None
-        if r.status == "unsolvable" and isinstance(stats.get("deepest_mission"), str):
-            out["blocker"], out["blocker_source"] = stats["deepest_mission"], "solver"
+    if v.plan is not None:
+        out["points"], out["cards"], out["abilities"] = plan_cost(v.plan)
+        out["plays"], out["bonus_plays"], out["ability_uses"] = _plan_counts(v.plan)
     out["seconds"] = time.monotonic() - t0
-    return out
+    out["cpu_seconds"] = time.process_time() - c0
+    return _with_step_totals(out)
+
+
+def _with_step_totals(r: dict[str, Any]) -> dict[str, Any]:
+    """A deal row's node figures from its ladder steps: ``nodes`` the exact searches',
+    ``seer_nodes`` the seer's (None when it did not run), and ``limit`` what stopped an
+    unknown deal (``nodes``, or ``time`` when the safety net stopped a search)."""
+    steps = r["steps"]
+    r["nodes"] = sum(s["nodes"] for s in steps if s["solver"] == "search")
+    seer = [s["nodes"] for s in steps if s["solver"] == "seer"]
+    r["seer_nodes"] = sum(seer) if seer else None
+    r["limit"] = None
+    if r["status"] == "unknown":
+        r["limit"] = "time" if any(s["outcome"] == "time" for s in steps) else "nodes"
+    return r
+
+
+def _merged(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """A deal's row after a later phase of the ladder: the later rungs' verdict and plan,
+    every step of both, and the deepest line of either."""
+    out = dict(then)
+    out["steps"] = first["steps"] + then["steps"]
+    depths = [d for d in (first["deepest"], then["deepest"]) if d is not None]
+    out["deepest"] = max(depths) if depths else None
+    out["seconds"] = first.get("seconds", 0.0) + then.get("seconds", 0.0)
+    out["cpu_seconds"] = first.get("cpu_seconds", 0.0) + then.get("cpu_seconds", 0.0)
+    return _with_step_totals(out)
 
 
 def _verify_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
@@ -340,16 +358,14 @@ def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:
 
 
 def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
-    """The task list of a run: the start arrangements, with the no-abilities costs' tasks
-    among them (one a mission, when the distance tables may give those costs), then the
-    thoughtful deals by difficulty, then the expert's (the same deals).
+    """The first phase of a run: the start arrangements, with the no-abilities costs'
+    tasks among them (one a mission, when the distance tables may give those costs), then
+    the expert's games by difficulty.  The thoughtful player's deals come after, in order
+    of cost (:func:`deal_tasks`): only the expert's wins are known to need no search.
 
     A task names the spec by absolute path (workers load it once, and check its
     fingerprint), so every worker must see the file at that path."""
-    if spec.path is None:
-        raise ValueError("run_check needs a spec loaded from a file (spec.path)")
-    path = str(Path(spec.path).resolve())
-    fp = spec_fingerprint(spec)
+    path, fp = _spec_ref(spec)
     arrangements = start_arrangements(spec, options.starts, options.seed)
     tables = bool(arrangements) and _tables_apply(spec)
     table_tasks: list[Task] = [("table", path, fp, card.id, arrangements, options.mission_node_limit,
@@ -362,11 +378,6 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
             tasks.append(table_tasks.pop(0))
         tasks.append(("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables))
     tasks += table_tasks
-    if "thoughtful" in options.players:
-        for diff in options.difficulties:
-            for i in range(options.deals):
-                tasks.append(("deal", path, fp, i, deal_seed(options.seed, i), diff,
-                              options.node_limit, options.time_limit, options.seer_node_limit))
     if "expert" in options.players:
         for diff in options.difficulties:
             for i in range(options.deals):
@@ -375,43 +386,145 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
     return tasks, arrangements
 
 
+def deal_tasks(spec: Spec, options: CheckOptions, deals: Sequence[tuple[str, int]], phase: int) -> list[Task]:
+    """The thoughtful player's tasks for ``deals`` (difficulty, index) at one phase of its
+    ladder (``CheckOptions.ladder``: 0 the cheap rungs, 1 the dear ones)."""
+    path, fp = _spec_ref(spec)
+    rungs = options.ladder()[phase]
+    return [("deal", path, fp, i, deal_seed(options.seed, i), d, rungs, options.time_limit)
+            for d, i in deals] if rungs else []
+
+
+def _spec_ref(spec: Spec) -> tuple[str, str]:
+    if spec.path is None:
+        raise ValueError("run_check needs a spec loaded from a file (spec.path)")
+    return str(Path(spec.path).resolve()), spec_fingerprint(spec)
+
+
+class CheckInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during a check: ``report`` holds the figures of the work that
+    finished, marked partial (``report.partial``), so the caller can show them."""
+
+    def __init__(self, report: CheckReport | None, signal: KeyboardInterrupt) -> None:
+        super().__init__()
+        self.report = report
+        self.signal = signal
+
+
 def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any = None,
               progress: ProgressFn | None = None, verify_losses: bool = False,
               verify_node_limit: int | None = None) -> CheckReport:
     """Run every check of a spec.  ``executor`` (``rove.executors``) runs the tasks;
-    None runs them in this process.  ``progress(group, done, total)`` is called as tasks
-    finish, group being ``"starts"``, a difficulty or ``"verify losses"``.
+    None runs them in this process.  ``progress(group, done, total, note)`` is called as
+    tasks finish (:class:`Tally`).
+
+    The work goes in order of cost.  First the static part and the expert's games: a deal
+    the expert wins is won (its plan, replayed by the engine, proves it) and needs no
+    search.  Then the thoughtful player's cheap rungs on every other deal, then its dear
+    rungs on the deals still undecided.  Each rung is bounded by nodes, so every verdict
+    is the same on any machine and any number of workers.
 
     ``verify_losses`` proves every lost deal again with the tables off (``_verify_task``,
     at most ``verify_node_limit`` nodes a deal, the deals' node limit by default).  A lost
-    verdict that re-proof contradicts, or one on a deal the expert won (its win, replayed
-    by the engine, proves the deal winnable), raises SolverBug naming the deals."""
+    verdict that re-proof contradicts raises SolverBug naming the deals.  Ctrl-C raises
+    :class:`CheckInterrupted` with the figures so far."""
     from ..executors import SerialExecutor
 
     t0 = time.monotonic()
     tasks, arrangements = plan_tasks(spec, options)
     ex = executor if executor is not None else SerialExecutor()
-    results = _run_tasks(tasks, ex, progress)
+    tally = Tally(options, progress, getattr(ex, "workers", 1))
+    results: list[dict[str, Any]] = []
+    deals: dict[tuple[str, int], dict[str, Any]] = {}
+    experts: list[dict[str, Any]] = []
+    try:
+        results = _run_tasks(tasks, ex, tally)
+        experts = [r for t, r in zip(tasks, results) if t[0] == "expert"]
+        if "thoughtful" in options.players:
+            for e in experts:
+                if e["status"] == "won":
+                    deals[(e["difficulty"], e["index"])] = _expert_win(e, spec.missions_to_win)
+            tally.expert_wins(deals.values())
+            for phase in (0, 1):
+                todo = [(d, i) for d in options.difficulties for i in range(options.deals)
+                        if deals.get((d, i), {}).get("status", "unknown") == "unknown"]
+                tally.phase(phase, len(todo))
+                for t, r in zip(ts := deal_tasks(spec, options, todo, phase), _run_tasks(ts, ex, tally)):
+                    key = (t[5], t[3])
+                    deals[key] = _merged(deals[key], r) if key in deals else r
+    except KeyboardInterrupt as exc:
+        report = _partial(spec, options, arrangements, tasks, tally, deals, t0, ex)
+        raise CheckInterrupted(report, exc) from None
+    ordered = [deals[(d, i)] for d in options.difficulties for i in range(options.deals)
+               if (d, i) in deals]
     kinds = [t[0] for t in tasks]
     starts = _with_table_costs([r for r, k in zip(results, kinds) if k == "starts"],
                                [r for r, k in zip(results, kinds) if k == "table"])
-    deals = [r for r, k in zip(results, kinds) if k == "deal"]
-    experts = [r for r, k in zip(results, kinds) if k == "expert"]
-    _apply_expert_wins(deals, experts, spec.missions_to_win)
-    report = aggregate(spec, options, arrangements, starts, deals, experts)
+    report = aggregate(spec, options, arrangements, starts, ordered, experts)
     report.reproducibility["loss_verification"] = None
     verified: list[dict[str, Any]] = []
     if verify_losses:
         limit = options.node_limit if verify_node_limit is None else verify_node_limit
-        lost = [t for t, r in zip(tasks, results) if t[0] == "deal" and r["status"] == "unsolvable"]
-        verify = [("verify", *t[1:6], limit, options.time_limit) for t in lost]
-        verified = _run_tasks(verify, ex, progress)
+        path, fp = _spec_ref(spec)
+        verify = [("verify", path, fp, r["index"], r["seed"], r["difficulty"], limit, options.time_limit)
+                  for r in ordered if r["status"] == "unsolvable"]
+        verified = _run_tasks(verify, ex, tally)
         report.reproducibility["loss_verification"] = _verification(verified, limit)
     report.timing = _timing(time.monotonic() - t0, ex, options,
                             [r for r, k in zip(results, kinds) if k in ("starts", "table")],
-                            deals, experts)
+                            ordered, experts)
     if verified:
         report.timing["verify_seconds"] = round(sum(r["seconds"] for r in verified), 3)
+    return report
+
+
+def _expert_win(e: dict[str, Any], missions_to_win: int) -> dict[str, Any]:
+    """The thoughtful player's row for a deal the expert won: won, with the expert's plan
+    figures and ``witness: "expert"``; no rung ran (the replayed win is the proof)."""
+    return {"index": e["index"], "seed": e["seed"], "difficulty": e["difficulty"], "status": "solved",
+            "witness": "expert", "steps": [], "nodes": 0, "seer_nodes": None, "limit": None,
+            "deepest": missions_to_win, "blocker": None, "blocker_source": None,
+            **{k: e[k] for k in ("points", "cards", "abilities", "plays", "bonus_plays", "ability_uses")},
+            "seconds": 0.0, "cpu_seconds": 0.0}
+
+
+def _not_yet(e: dict[str, Any]) -> dict[str, Any]:
+    """A thoughtful row for a deal an interrupted run had not decided: unknown."""
+    return {"index": e["index"], "seed": e["seed"], "difficulty": e["difficulty"], "status": "unknown",
+            "witness": None, "steps": [], "nodes": 0, "seer_nodes": None, "limit": "interrupted",
+            "deepest": None, "blocker": None, "blocker_source": None, "points": None, "cards": None,
+            "abilities": None, "plays": {}, "bonus_plays": {}, "ability_uses": {},
+            "seconds": 0.0, "cpu_seconds": 0.0}
+
+
+def _partial(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, ...]], tasks: list[Task],
+             tally: Tally, deals: dict[tuple[str, int], dict[str, Any]], t0: float, ex: Any,
+             ) -> CheckReport | None:
+    """The report of an interrupted run: the deals and games that finished, every
+    figure over those alone, the static part only if all of it finished; marked partial
+    (``partial`` in the JSON) with what was left.  None when nothing had finished."""
+    done = tally.finished
+    experts = [r for t, r in ((tasks[i], r) for i, r in done.get(0, {}).items()) if t[0] == "expert"]
+    if not experts and not deals:
+        return None
+    static = [(tasks[i][0], r) for i, r in sorted(done.get(0, {}).items()) if tasks[i][0] in ("starts", "table")]
+    n_static = sum(t[0] in ("starts", "table") for t in tasks)
+    if len(static) == n_static:
+        starts = _with_table_costs([r for k, r in static if k == "starts"], [r for k, r in static if k == "table"])
+    else:
+        arrangements, starts = [], []
+    if "expert" in options.players:
+        # both players' figures over the deals the expert finished; a deal the thoughtful
+        # player had not decided yet counts as unknown (so far), never left out, which
+        # would leave only the expert's wins and inflate the thoughtful rate
+        ordered = [deals.get((e["difficulty"], e["index"])) or _not_yet(e) for e in experts]
+    else:
+        ordered = [deals[(d, i)] for d in options.difficulties for i in range(options.deals) if (d, i) in deals]
+    report = aggregate(spec, options, arrangements, starts, ordered, experts)
+    report.partial = {"interrupted": True, "static_checks": bool(starts) or not n_static,
+                      "thoughtful_deals": len(ordered), "expert_games": len(experts),
+                      "deals_asked": options.deals * len(options.difficulties)}
+    report.timing = _timing(time.monotonic() - t0, ex, options, [r for _, r in static], ordered, experts)
     return report
 
 
@@ -431,36 +544,6 @@ def _deal_name(r: dict[str, Any]) -> str:
     return f"seed {r['seed']} ({r['difficulty']})"
 
 
-def _apply_expert_wins(deals: list[dict[str, Any]], experts: list[dict[str, Any]],
-                       missions_to_win: int) -> None:
-    """What the expert's wins prove about the thoughtful player's deals.  A deal the
-    expert won is winnable: its plan was replayed by the engine (``_expert_task``), and a
-    win needs no more proof than one legal plan.  So
-
-    * the thoughtful solver reporting such a deal lost is a bug in a cut of that solver
-      (SolverBug naming the deals);
-    * a deal the thoughtful search left unknown (its node or time limit) becomes
-      ``solved`` with the expert's plan figures and ``witness: "expert"``; the search's
-      own nodes and limit stay, so the report still says how far the search got.
-
-    Every deal keeps the ``witness`` its task gave it (``"search"`` when the exact search
-    decided it, ``"seer"`` for the seer's win, None while unknown); an unsolvable deal's
-    is ``"search"``."""
-    won = {(r["difficulty"], r["index"]): r for r in experts if r["status"] == "won"}
-    wrong = [r for r in deals if r["status"] == "unsolvable" and (r["difficulty"], r["index"]) in won]
-    if wrong:
-        raise SolverBug(f"the expert won {len(wrong)} deal(s) the thoughtful solver reported "
-                        f"lost: {', '.join(_deal_name(r) for r in wrong)}")
-    for r in deals:
-        e = won.get((r["difficulty"], r["index"]))
-        if r["status"] == "unknown" and e is not None:
-            r.update(status="solved", witness="expert", deepest=missions_to_win,
-                     **{k: e[k] for k in ("points", "cards", "abilities", "plays", "bonus_plays",
-                                          "ability_uses")})
-        elif r["status"] == "unsolvable":
-            r["witness"] = "search"
-
-
 def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, Any]:
     """What ``--verify-losses`` found; SolverBug on any lost deal proved winnable."""
     disagree = [r for r in verified if r["status"] == "solved"]
@@ -472,25 +555,16 @@ def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, 
             "unknown": sum(r["status"] == "unknown" for r in verified)}
 
 
-def _run_tasks(tasks: list[Task], ex: Any, progress: ProgressFn | None) -> list[dict[str, Any]]:
-    """The tasks' results in task order, whatever order they finish in; progress by group
-    (``"tables"``, ``"starts"``, a difficulty, or a difficulty and ``" expert"``)."""
-    groups = [t[0] if t[0] == "starts" else "tables" if t[0] == "table" else t[5] if t[0] == "deal" else
-              "verify losses" if t[0] == "verify" else f"{t[5]} expert" for t in tasks]
-    totals: dict[str, int] = {}
-    for g in groups:
-        totals[g] = totals.get(g, 0) + 1
-    done_count = dict.fromkeys(totals, 0)
-    if progress:
-        for g, n in totals.items():
-            progress(g, 0, n)
+def _run_tasks(tasks: list[Task], ex: Any, tally: Tally) -> list[dict[str, Any]]:
+    """The tasks' results in task order, whatever order they finish in; each result is
+    told to ``tally`` as it comes (the progress display, and a partial report on Ctrl-C)."""
+    if not tasks:
+        return []
+    batch = tally.begin(tasks)
     results: list[dict[str, Any] | None] = [None] * len(tasks)
     for i, res in ex.map_unordered(run_task, tasks):
         results[i] = res
-        g = groups[i]
-        done_count[g] += 1
-        if progress:
-            progress(g, done_count[g], totals[g])
+        tally.task_done(batch, i, tasks[i], res)
     out = [r for r in results if r is not None]
     assert len(out) == len(tasks)
     return out

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
-from .run import ProgressFn
+from .report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence
+from .tally import ProgressFn
 
 _STATUS_STYLE = {OK: "green", WARN: "yellow", FAIL: "bold red", SKIPPED: "dim"}
 _LOST_BY = ("stuck", "budget", "no_mission")
@@ -17,19 +17,28 @@ _LOST_BY = ("stuck", "budget", "no_mission")
 
 @contextmanager
 def progress_bar(console: Any) -> Iterator[ProgressFn]:
-    """A Rich progress bar (one line per group: mission costs, each difficulty) fed by
-    ``run_check``'s progress callback; it disappears when done."""
+    """A Rich progress display fed by ``run_check``'s progress callback
+    (``rove.check.tally``): a bar per group (mission costs, the expert's games and the
+    thoughtful player's decided deals per difficulty) with what it has found so far, and
+    a last line with the estimated time left; it disappears when done."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description:>13}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
+    names = {"starts": "mission costs", "tables": "distance tables"}
+    with Progress(TextColumn("{task.description:>17}"), BarColumn(bar_width=24), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[note]}"), console=console,
+                  transient=True) as bar:
         ids: dict[str, Any] = {}
 
-        def update(group: str, done: int, total: int) -> None:
+        def update(group: str, done: int, total: int, note: str = "") -> None:
+            if group == "time left":
+                if group not in ids:
+                    ids[group] = bar.add_task("time left", total=None, note=note, start=False)
+                bar.update(ids[group], note=note)
+                return
             if group not in ids:
-                ids[group] = bar.add_task({"starts": "mission costs", "tables": "distance tables"}
-                                          .get(group, group), total=total)
-            bar.update(ids[group], completed=done)
+                label = names.get(group, group if group.endswith(("expert", "losses")) else f"{group} decided")
+                ids[group] = bar.add_task(label, total=total, note=note)
+            bar.update(ids[group], completed=done, total=total, note=note)
 
         yield update
 
@@ -56,6 +65,12 @@ def print_report(report: CheckReport, console: Any) -> None:
     diffs = data["options"]["difficulties"]
     ex = data.get("expert")
     _print_heading(data, console)
+    part = data.get("partial")
+    if part is not None:
+        static = "" if part["static_checks"] else "; the static part had not finished (left out)"
+        console.print(f"[bold yellow]PARTIAL: interrupted; the figures cover {part['expert_games']} expert "
+                      f"game(s) and {part['thoughtful_deals']} thoughtful deal(s) of the "
+                      f"{part['deals_asked']} asked (deals not decided yet count as unknown){static}[/]")
     _print_checks(data["checks"], console)
     _print_mission_costs(data["mission_costs"], console)
     _print_winnability(data["winnability"], console)
@@ -106,7 +121,18 @@ def _print_heading(data: dict[str, Any], console: Any) -> None:
                   f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
                   f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
                   + (f" (seer {opts['seer_node_limit']})" if opts.get("seer_node_limit") else "")
+                  + (f"; rungs {_rungs(opts['ladder'])}" if opts.get("ladder") else "")
                   + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
+
+
+def _rungs(ladder: list[list[dict[str, Any]]]) -> str:
+    """The thoughtful player's ladder in a few words: ``search 100k, seer 500k | ...``."""
+    return " | ".join(", ".join(f"{r['solver']} {_short(r['nodes'])}" for r in phase) for phase in ladder if phase)
+
+
+def _short(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (
+        f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n))
 
 
 def _print_checks(checks: list[dict[str, Any]], console: Any) -> None:
@@ -148,16 +174,9 @@ def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
         t.add_row(d, str(w["deals"]), str(w["solved"]), str(w["unsolvable"]), str(w["unknown"]),
                   fmt_pct(w["win_rate"]), _span(*ci), _span(*w["bounds"]))
     console.print(t)
-    seen = sum(w.get("decided_by_seer", 0) for w in win.values())
-    if seen:
-        console.print(f"[dim]{seen} win(s) the search left at its limit were found by the seer "
-                      "(the expert's judgement with the draw order known, backtracking); its "
-                      "plan, replayed by the engine, proves each deal winnable.[/dim]")
-    witnessed = sum(w.get("decided_by_expert", 0) for w in win.values())
-    if witnessed:
-        console.print(f"[dim]{witnessed} win(s) the search left at its limit were decided by the "
-                      "expert's play: its plan, replayed by the engine, proves each deal "
-                      "winnable.[/dim]")
+    said = ladder_sentence(win)
+    if said:
+        console.print(f"[dim]{said}[/dim]")
     unknown = sum(w["unknown"] for w in win.values())
     if unknown:
         console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "

@@ -29,7 +29,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ..check.report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct
+from ..check.report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence
 from .fonts import FONT, FONT_BOLD, register_fonts
 
 PAGE = A4
@@ -276,8 +276,9 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
             f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
             f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
             f"mission-cost solve"
-            + (f", then the seer with {opts['seer_node_limit']} on a deal the search leaves at "
-               "its limit" if opts.get("seer_node_limit") else "")
+            + (f", and the seer with up to {opts['seer_node_limit']}; the thoughtful player's "
+               "solvers run cheapest first, on the deals the expert did not win"
+               if opts.get("seer_node_limit") else "")
             + f"; {limit}."
             + (f" Players: {', '.join(opts['players'])}" if opts.get("players") else "")
             + (f" (the expert with {data['expert']['node_limit']} nodes a deal)."
@@ -355,14 +356,9 @@ def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
             rows.append([d, w["deals"], w["solved"], w["unsolvable"], w["unknown"], fmt_pct(w["win_rate"]),
                          _wilson_span(w), f"{fmt_pct(w['bounds'][0])} - {fmt_pct(w['bounds'][1])}"])
         parts.append(_table(rows))
-        seer = sum(w.get("decided_by_seer", 0) for w in win.values())
-        expert = sum(w.get("decided_by_expert", 0) for w in win.values())
-        if seer or expert:
-            parts.append(Paragraph(
-                f"Of the solved deals, {seer} were won by the seer (the expert's judgement with the "
-                f"draw order known, backtracking) and {expert} by the expert's own play after the "
-                "exact search stopped at its node limit: each plan, replayed by the rules engine, "
-                "proves its deal winnable.", st["small"]))
+        said = ladder_sentence(win)
+        if said:
+            parts.append(Paragraph(_esc(said), st["small"]))
         parts += _unknown_deals(win, data["spec"]["missions_to_win"], st)
     story.append(KeepTogether(parts))
     if ex is not None:
