@@ -139,10 +139,19 @@ def test_workers_refuse_a_stale_spec_and_report_progress(specs: dict[str, Path])
     assert _spec(str(specs["row"]), spec_fingerprint(spec)) == spec
     with pytest.raises(RuntimeError, match="differs"):
         _spec(str(specs["row"]), "0" * 16)
-    seen: list[tuple[str, int, int]] = []
-    run_check(spec, opts(deals=3, starts=2), progress=lambda g, d, n: seen.append((g, d, n)))
-    assert seen[-1] == ("impossible expert", 3, 3) and ("starts", 2, 2) in seen
-    assert ("normal", 3, 3) in seen and ("impossible", 3, 3) in seen and ("normal expert", 3, 3) in seen
+    seen: list[tuple[str, int, int, str]] = []
+    run_check(spec, opts(deals=3, starts=2), progress=lambda g, d, n, note="": seen.append((g, d, n, note)))
+    last = {g: (d, n, note) for g, d, n, note in seen}
+    assert last["starts"][:2] == (2, 2) and last["normal expert"][:2] == last["impossible expert"][:2] == (3, 3)
+    # the thoughtful bars count decided deals (nothing moves on this deck: all decided at
+    # once), with what was found; the last line is the estimate of the time left
+    assert last["normal"][:2] == last["impossible"][:2] == (3, 3)
+    assert last["normal"][2].startswith("won ") and "lost" in last["impossible"][2]
+    assert seen[-1][0] == "time left" and seen[-1][3].startswith("about ")
+    # the expert's games come before any thoughtful deal (its wins need no search)
+    groups = [g for g, *_ in seen]
+    assert max(i for i, g in enumerate(groups) if g.endswith("expert")) < min(
+        i for i, g in enumerate(groups) if g in ("normal", "impossible") and seen[i][1] > 0)
 
 
 # --------------------------------------------------------------------------- schema, executors
@@ -172,9 +181,10 @@ def test_json_schema(specs: dict[str, Path]) -> None:
                                    "median", "max", "mean", "histogram"}
     for w in data["winnability"].values():
         assert set(w) == {"deals", "solved", "unsolvable", "unknown", "decided", "win_rate",
-                          "wilson95", "bounds", "unknown_by_limit", "decided_by_seer", "decided_by_expert",
+                          "wilson95", "bounds", "unknown_by_limit", "decided_by_search", "decided_by_seer",
+                          "decided_by_expert",
                           "lost_missions_done_mean", "nodes_total", "lost_seeds", "unknown_seeds",
-                          "wilson95_all",
+                          "wilson95_all", "lost_proof_nodes",
                           "wilson95_unknowns_lost", "wilson95_unknowns_won",
                           "unknown_missions_done_max", "unknown_missions_done_mean"}
         assert w["solved"] + w["unsolvable"] + w["unknown"] == w["deals"] == 4
@@ -282,14 +292,22 @@ def test_cli_one_player(specs: dict[str, Path]) -> None:
     both = json.loads(invoke(*args)[1])
     alone = json.loads(invoke(*args, "--player", "thoughtful")[1])
     assert "expert" not in alone and alone["options"]["players"] == ["thoughtful"]
-    for key in ("winnability", "cards", "modules", "deals"):
-        assert alone[key] == both[key]
+    # the same verdicts; with the expert beside it, the deals it won are its witness and
+    # are never searched
+    assert [(r["index"], r["status"]) for r in alone["deals"]] == [(r["index"], r["status"]) for r in both["deals"]]
+    for key in ("solved", "unsolvable", "unknown", "win_rate"):
+        assert alone["winnability"]["normal"][key] == both["winnability"]["normal"][key]
+    assert {r["witness"] for r in both["deals"] if r["status"] == "solved"} == {"expert"}
+    assert all(r["steps"] == [] and r["nodes"] == 0 for r in both["deals"] if r["witness"] == "expert")
     code, out, _ = invoke(*args, "--player", "expert")
     expert_only = json.loads(out)
     assert code == 0 and expert_only["winnability"] == {} and expert_only["deals"] == []
     assert expert_only["expert"]["winnability"] == both["expert"]["winnability"] | {
         "normal": {**both["expert"]["winnability"]["normal"], "thoughtful_win_rate": None,
-                   "gap_points": None}}
+                   "gap_points": None, "wins_thoughtful_unknown": 0}}
+    # beside the thoughtful player, each expert win is a deal its solvers never ran on
+    expert_normal = both["expert"]["winnability"]["normal"]
+    assert expert_normal["wins_thoughtful_unknown"] == expert_normal["won"]
     # nothing can move: the expert wins exactly the deals won at the start, as the solver
     assert both["expert"]["winnability"]["normal"]["won"] == both["winnability"]["normal"]["solved"]
     code, out, _ = invoke(specs["row"], "--deals", "2", "--starts", "0", "--jobs", "1", "--player", "expert")

@@ -518,9 +518,26 @@ def test_ctrl_c_in_a_command_exits_130(runner: CliRunner, monkeypatch) -> None:
 def test_ctrl_c_on_a_running_check(tmp_path: Path) -> None:
     """A real SIGINT to the process group (what the terminal sends) mid-run."""
     proc, _, err = _ctrl_c_when_ready("check", ["check", "standard", "--deals", "100000", "--jobs", "1",
-                                     "--starts", "0", "--report", str(tmp_path / "r.pdf")], timeout=60)
+                                     "--starts", "0", "--player", "thoughtful",
+                                     "--report", str(tmp_path / "r.pdf")], timeout=60)
     assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err
+    assert "Traceback" not in err and "before any deal was finished; no figures" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_prints_the_figures_so_far(tmp_path: Path) -> None:
+    """A SIGINT once the expert's games are done and the thoughtful player's first search
+    runs: the figures of the finished work are printed, marked partial (the deal not yet
+    decided counts as unknown), the run exits 130 and writes no report.  (Deal 0 of the
+    standard deck at impossible is won by the expert, deal 1 lost, so deal 1 is searched.)"""
+    proc, out, err = _ctrl_c_when_ready("check", ["check", "standard", "--deals", "2", "--difficulty", "impossible",
+                                                  "--jobs", "1", "--starts", "0",
+                                                  "--report", str(tmp_path / "r.pdf")], timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "the figures above are partial" in err
+    shown = " ".join(out.split())
+    assert "PARTIAL: interrupted; the figures cover 2 expert game(s) and 2 thoughtful deal(s) of the 2 asked" in shown
+    assert "1 by the expert's own win" in shown
     assert list(tmp_path.iterdir()) == []
 
 

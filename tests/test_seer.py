@@ -130,8 +130,10 @@ def test_a_proven_loss_stays_lost_with_the_seer(specs: dict[str, Path]) -> None:
 
 def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
     """On a deck won by a few short steps, a one-node search decides nothing: the seer
-    wins every deal, each is solved with the seer as witness (before the expert), and the
-    report counts them; with no seer nodes the expert is the witness again."""
+    (the ladder's next rung) wins every deal the thoughtful player plays alone, each is
+    solved with the seer as witness, and the report counts them; with the expert beside
+    it, the expert's wins come first and no rung runs; with no seer nodes and no expert
+    the deals stay unknown."""
     from conftest import tiny_spec_text
 
     path = tmp_path / "step.yaml"
@@ -140,27 +142,31 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
     spec = load_spec(str(path))
     opts = dict(deals=6, difficulties=("normal", "impossible"), seed=3, node_limit=1,
                 mission_node_limit=5_000, time_limit=60.0, starts=0)
-    rep = run_check(spec, CheckOptions(**opts))  # type: ignore[arg-type]
+    rep = run_check(spec, CheckOptions(**opts, players=("thoughtful",)))  # type: ignore[arg-type]
     data = rep.to_json()
     assert data["options"]["seer_node_limit"] == 2_000_000
+    assert data["options"]["ladder"] == [[{"solver": "search", "nodes": 1}, {"solver": "seer", "nodes": 500_000}],
+                                         [{"solver": "seer", "nodes": 2_000_000}]]
     for r in data["deals"]:
-        assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", "nodes")
-        assert r["nodes"] == 1 and r["seer_nodes"] > 0
+        assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", None)
+        assert [(s["solver"], s["outcome"]) for s in r["steps"]] == [("search", "unknown"), ("seer", "won")]
+        assert r["nodes"] == 1 and r["seer_nodes"] == r["steps"][1]["nodes"] > 0
     for w in data["winnability"].values():
         assert (w["solved"], w["unknown"], w["decided_by_seer"], w["decided_by_expert"]) == (6, 0, 6, 0)
     console = Console(width=100, record=True)
     print_report(rep, console)
     shown = " ".join(console.export_text().split())
-    assert "node limit 1 (seer 2000000)" in shown
-    assert "12 win(s) the search left at its limit were found by the seer" in shown
+    assert "node limit 1 (seer 2000000); rungs search 1, seer 500k | seer 2M" in shown
+    assert "0 by the expert's own win (no search needed), 12 by the seer" in shown
     import pypdfium2 as pdfium
 
     doc = pdfium.PdfDocument(render_report_pdf(rep))
     text = " ".join(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
-    assert "Of the solved deals, 12 were won by the seer" in text
-    assert "then the seer with 2000000 on a deal the search leaves at its limit" in text
-    without = run_check(spec, CheckOptions(**opts, seer_node_limit=0)).to_json()  # type: ignore[arg-type]
-    assert {(r["witness"], r["seer_nodes"]) for r in without["deals"]} == {("expert", None)}
+    assert "12 by the seer" in text and "none proven lost" in text
+    both = run_check(spec, CheckOptions(**opts)).to_json()  # type: ignore[arg-type]
+    assert {(r["witness"], r["seer_nodes"]) for r in both["deals"]} == {("expert", None)}
+    without = run_check(spec, CheckOptions(**opts, seer_node_limit=0, players=("thoughtful",))).to_json()  # type: ignore[arg-type]
+    assert {(r["status"], r["limit"]) for r in without["deals"]} == {("unknown", "nodes")}
 
 
 def test_cli_solve_says_the_seer_found_it(seen_deal: Any, tmp_path: Path) -> None:

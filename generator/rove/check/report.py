@@ -18,6 +18,8 @@ from ..spec import Spec, pattern_problems
 from .options import BARE_BUDGET, CheckOptions
 
 CHECK_FORMAT = "rove-check/1"
+#: a deal row's fields that depend on the machine: kept out of the report's figures
+_TIMING = frozenset({"seconds", "cpu_seconds"})
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
@@ -151,7 +153,7 @@ class CheckReport:
                                            "winnability", "cards", "modules", "reproducibility",
                                            "deals")}, timing=data.get("timing", {}),
                    expert=data.get("expert"), sensitivity=data.get("sensitivity"),
-                   advice=data.get("advice"))
+                   advice=data.get("advice"), partial=data.get("partial"))
 
     def refresh_advice(self) -> None:
         """Read the advice lines again from the figures (after a sensitivity is added)."""
@@ -183,7 +185,7 @@ def aggregate(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, .
         checks=checks, mission_costs=mission_costs, points=points, winnability=winnability,
         cards=card_section(spec, options, deals, mission_costs["missions"]),
         modules=module_section(spec, deals), reproducibility=reproducibility_section(starts, deals),
-        deals=[{k: v for k, v in r.items() if k != "seconds"} for r in deals], expert=expert,
+        deals=[{k: v for k, v in r.items() if k not in _TIMING} for r in deals], expert=expert,
     )
     report.refresh_advice()
     return report
@@ -582,8 +584,9 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
             "lost_missions_done_mean": _r(statistics.fmean(reached)) if reached else None,
             "thoughtful_win_rate": t_rate,
             "gap_points": gap,
-            # a deal the expert wins is winnable: its plan, replayed by the engine, proves it
-            "wins_thoughtful_unknown": sum(p == "unknown" for p in paired),
+            # a deal the expert wins is winnable: its plan, replayed by the engine, proves it,
+            # so the thoughtful player's solvers never run on it (its verdict is unknown to them)
+            "wins_thoughtful_unknown": sum(p in ("unknown", "not searched") for p in paired),
             "wins_thoughtful_unsolvable": sum(p == "unsolvable" for p in paired),
             "nodes_total": sum(r["nodes"] for r in rs),
         }
@@ -606,7 +609,7 @@ def expert_section(spec: Spec, options: CheckOptions, winnability: dict[str, dic
                                          counts)
                       if "thoughtful" in options.players else None),
         "cards": cards,
-        "deals": [{k: v for k, v in r.items() if k != "seconds"} for r in experts],
+        "deals": [{k: v for k, v in r.items() if k not in _TIMING} for r in experts],
     }
 
 
