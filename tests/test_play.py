@@ -95,9 +95,9 @@ def make_file(folder: Path, text: str, name: str = "position.yaml") -> Path:
 
 
 def make(path: Path, open_deck: bool = False, autostart: bool = True, nodes: int = 200_000,
-         ) -> tuple[TestClient, Session, Coach]:
+         seer_nodes: int = 300_000, think_ahead: bool = False) -> tuple[TestClient, Session, Coach]:
     session = Session(started_from(PlayOptions(position=path, open_deck=open_deck)))
-    coach = Coach(session, nodes, 50_000, autostart=autostart)
+    coach = Coach(session, nodes, 50_000, autostart=autostart, seer_nodes=seer_nodes, think_ahead=think_ahead)
     client = TestClient(create_app(session, coach), base_url="http://127.0.0.1",
                         raise_server_exceptions=False)
     return client, session, coach
@@ -318,10 +318,46 @@ def test_deal_verdict_lost_after_a_losing_move_and_won_after_undo(last_mission_f
     assert Action.parse(expert["action"]).act == "play"
 
 
-def test_an_unknown_verdict_says_how_many_nodes(last_mission_file: Path) -> None:
-    client, _, coach = make(last_mission_file, nodes=1)
+def test_an_unknown_verdict_says_how_many_nodes_and_thinks_on(last_mission_file: Path) -> None:
+    """With no seer and a one-node search, the verdict is unknown and says how far it got;
+    asking again climbs with four times the nodes, and a hint then says no more."""
+    client, _, coach = make(last_mission_file, nodes=1, seer_nodes=0)
     v = asked(client, coach, "verdict")
-    assert v["verdict"] == "unknown" and "within 1 node" in v["text"]
+    assert v["verdict"] == "unknown" and "within 1 node" in v["text"] and v["solver"] is None
+    assert v["more"] is True and "ask again to keep thinking" in v["text"]
+    again = asked(client, coach, "verdict")
+    assert again["verdict"] == "unknown" and "within 4 nodes" in again["text"]
+    assert asked(client, coach, "hint")["verdict"] == "unknown"
+
+
+def test_the_seer_answers_first_and_its_line_is_kept(last_mission_file: Path) -> None:
+    """On a deal the seer wins, it answers (named), its first step is the hint, and after
+    that step the next verdict comes from the line already found, with no search."""
+    client, _, coach = make(last_mission_file)
+    v = asked(client, coach, "verdict")
+    assert v["verdict"] == "won" and v["solver"] == "seer" and "the seer" in v["text"]
+    hint = asked(client, coach, "hint", 3)
+    assert hint["solver"] == "seer"
+    post(client, hint["plan"][0])
+    nxt = asked(client, coach, "verdict")
+    assert (nxt["verdict"], nxt["solver"], nxt["nodes"]) == ("won", "known line", 0)
+    assert asked(client, coach, "hint", 3)["plan"] == hint["plan"][1:]
+
+
+def test_think_ahead_starts_the_verdict_before_it_is_asked(last_mission_file: Path) -> None:
+    """With think_ahead (``rove play``), a move starts the new position's verdict at once;
+    the player's question joins that job rather than asking again."""
+    client, _, coach = make(last_mission_file, think_ahead=True)
+    coach.look_ahead()
+    assert coach.idle(timeout=120)
+    first = next(iter(coach.jobs.values()))
+    assert first.background and first.result is not None and first.result["verdict"] == "won"
+    post(client, LOSING_MOVE)
+    assert coach.idle(timeout=120)
+    jobs = list(coach.jobs.values())
+    assert len(jobs) == 2 and jobs[1].background and jobs[1].result["verdict"] == "lost"
+    v = asked(client, coach, "verdict")  # answered from what was found ahead: no new search
+    assert v["verdict"] == "lost" and len(coach.jobs) == 3
 
 
 def test_a_move_cancels_a_stale_analysis(puzzle_file: Path) -> None:
@@ -342,7 +378,7 @@ def test_a_move_stops_a_running_analysis(tmp_path: Path, monkeypatch: pytest.Mon
     budget of 50M nodes (hours of work) ends as soon as a move is made."""
     monkeypatch.setenv("ROVE_CORE", "0")
     session = Session(started_from(PlayOptions(deal_seed=11, difficulty="impossible")))
-    coach = Coach(session, 50_000_000)
+    coach = Coach(session, 50_000_000, seer_nodes=0)
     session.play(Action.parse("play c01-"))
     job = coach.ask("verdict")
     while job.status == QUEUED:  # until the worker has taken it
@@ -353,6 +389,21 @@ def test_a_move_stops_a_running_analysis(tmp_path: Path, monkeypatch: pytest.Mon
     assert job.status == CANCELLED
     assert coach.idle(timeout=60), "the stale search did not stop"
     assert job.status == CANCELLED and job.result is None and job.state not in coach.answers
+
+
+def test_a_move_stops_a_running_seer() -> None:
+    """The seer stops before its next decision once its job is stale: a verdict whose
+    seer has 50M nodes (many minutes) ends soon after a move."""
+    session = Session(started_from(PlayOptions(deal_seed=11, difficulty="impossible")))
+    coach = Coach(session, 50_000_000, seer_nodes=50_000_000)
+    job = coach.ask("verdict")
+    while job.status == QUEUED:
+        coach.idle(0.01)
+    session.play(Action.parse("play c01-"))
+    coach.changed()
+    assert job.status == CANCELLED
+    assert coach.idle(timeout=60), "the stale seer did not stop"
+    assert job.result is None and job.state not in coach.answers
 
 
 # --------------------------------------------------------------------------- the command

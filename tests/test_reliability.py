@@ -368,8 +368,8 @@ elif where == "commit":  # hold before putting outputs into place until a line c
 elif where == "pool":
     import rove.executors as executors
     real_map = executors.LocalPoolExecutor.map_unordered
-    def map_unordered(self, fn, tasks):
-        for i, item in enumerate(real_map(self, fn, tasks)):
+    def map_unordered(self, fn, tasks, max_chunk=None):
+        for i, item in enumerate(real_map(self, fn, tasks, max_chunk)):
             if i == 0:
                 ready(False)
             yield item

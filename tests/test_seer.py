@@ -141,31 +141,32 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
                                    base=1, bonus=2), encoding="utf-8")
     spec = load_spec(str(path))
     opts = dict(deals=6, difficulties=("normal", "impossible"), seed=3, node_limit=1,
-                mission_node_limit=5_000, time_limit=60.0, starts=0)
+                mission_node_limit=5_000, time_limit=60.0, starts=0, seer_node_limit=2_000_000)
     rep = run_check(spec, CheckOptions(**opts, players=("thoughtful",)))  # type: ignore[arg-type]
     data = rep.to_json()
     assert data["options"]["seer_node_limit"] == 2_000_000
-    assert data["options"]["ladder"] == [[{"solver": "search", "nodes": 1}, {"solver": "seer", "nodes": 500_000}],
+    assert data["options"]["ladder"] == [[{"solver": "seer", "nodes": 500_000}, {"solver": "search", "nodes": 1}],
                                          [{"solver": "seer", "nodes": 2_000_000}]]
     for r in data["deals"]:
         assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", None)
-        assert [(s["solver"], s["outcome"]) for s in r["steps"]] == [("search", "unknown"), ("seer", "won")]
-        assert r["nodes"] == 1 and r["seer_nodes"] == r["steps"][1]["nodes"] > 0
+        assert [(s["solver"], s["outcome"]) for s in r["steps"]] == [("seer", "won")]
+        assert r["nodes"] == 0 and r["seer_nodes"] == r["steps"][0]["nodes"] > 0
     for w in data["winnability"].values():
         assert (w["solved"], w["unknown"], w["decided_by_seer"], w["decided_by_expert"]) == (6, 0, 6, 0)
     console = Console(width=100, record=True)
     print_report(rep, console)
     shown = " ".join(console.export_text().split())
-    assert "node limit 1 (seer 2000000); rungs search 1, seer 500k | seer 2M" in shown
-    assert "0 by the expert's own win (no search needed), 12 by the seer" in shown
+    assert "node limit 1 (seer 2000000); rungs seer 500k, search 1 | seer 2M" in shown
+    assert "Decided in order of cost: 12 by the seer" in shown and "no loss proven" in shown
     import pypdfium2 as pdfium
 
     doc = pdfium.PdfDocument(render_report_pdf(rep))
     text = " ".join(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
-    assert "12 by the seer" in text and "none proven lost" in text
+    assert "12 by the seer" in text and "no loss proven" in text
     both = run_check(spec, CheckOptions(**opts)).to_json()  # type: ignore[arg-type]
     assert {(r["witness"], r["seer_nodes"]) for r in both["deals"]} == {("expert", None)}
-    without = run_check(spec, CheckOptions(**opts, seer_node_limit=0, players=("thoughtful",))).to_json()  # type: ignore[arg-type]
+    no_seer = {**opts, "seer_node_limit": 0}
+    without = run_check(spec, CheckOptions(**no_seer, players=("thoughtful",))).to_json()  # type: ignore[arg-type]
     assert {(r["status"], r["limit"]) for r in without["deals"]} == {("unknown", "nodes")}
 
 

@@ -49,7 +49,8 @@ SOLVE_NODES = 10_000_000
 """``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
 about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
 SEER_NODES = 8_000_000
-"""The seer's default nodes a deal, in ``rove solve`` and ``rove check`` alike: every deal
+"""The seer's default nodes a deal in ``rove solve`` (``rove check`` starts with 500,000 and
+climbs only on request, ``rove.check.options``): every deal
 that 2,000,000 left unknown on bench/decks/b01.yaml (5 of 80) and on the bundled deck's
 first 40 a difficulty (2 of 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one
 core).  The price is on decks whose deals it cannot win (bench/decks/f35.yaml), where it
@@ -323,20 +324,21 @@ def solve(
 @handles_input_errors
 def check(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")],
-    deals: Annotated[int, typer.Option(help=f"Random deals per difficulty (at most {MAX_DEALS:,}).",
-                                       min=0, max=MAX_DEALS)] = 100,
+    deals: Annotated[int, typer.Option(help=f"Random deals per difficulty (at most {MAX_DEALS:,}); more "
+                                            "narrow the intervals.", min=0, max=MAX_DEALS)] = 20,
     difficulty: Annotated[str, typer.Option(help="Comma-separated: "
                                                  "normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
-    node_limit: Annotated[int, typer.Option(help="Search nodes per deal: the limit that keeps results reproducible.",
-                                            min=1, max=MAX_NODES)] = 2_000_000,
+    node_limit: Annotated[int, typer.Option(help="Exact-search nodes per deal; above 100,000 the deals the "
+                                                 "cheap rungs leave get a dear search of this many.",
+                                            min=1, max=MAX_NODES)] = 100_000,
     mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.",
                                                     min=1, max=MAX_NODES)] = 200_000,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve "
                                                           "stopped by it makes the run timing-dependent.",
                                                      min=0)] = 600.0,
-    starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (default all, "
-                                                    "at most 720; 0 skips).", min=0)] = None,
+    starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (a seeded sample; "
+                                                    "720: all of six modules; 0 skips).", min=0)] = 60,
     jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
                                                   "1 runs in this process).", min=1)] = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
@@ -350,9 +352,9 @@ def check(
                                                         "finish within them counts as lost).",
                                                    min=1, max=MAX_NODES)] = 2_000_000,
     seer_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the seer, which looks for a win "
-                                                      "where the exact search stopped at --node-limit "
-                                                      "(0: no seer; it never proves a loss).",
-                                                 min=0, max=MAX_NODES)] = SEER_NODES,
+                                                      "(0: no seer; it never proves a loss); above 500,000 the "
+                                                      "deals the cheap rungs leave get the seer again.",
+                                                 min=0, max=MAX_NODES)] = 500_000,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
                                               "one lower and one higher (4 more expert games per card, "
                                               "deal and difficulty).")] = False,

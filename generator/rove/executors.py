@@ -56,7 +56,8 @@ class SerialExecutor:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task]) -> Iterator[tuple[int, Result]]:
+    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task],
+                      max_chunk: int | None = None) -> Iterator[tuple[int, Result]]:
         for i, t in enumerate(tasks):
             yield i, fn(t)
 
@@ -91,13 +92,17 @@ class LocalPoolExecutor:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
-    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task]) -> Iterator[tuple[int, Result]]:
+    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task],
+                      max_chunk: int | None = None) -> Iterator[tuple[int, Result]]:
+        """Results as they finish; ``max_chunk`` overrides the executor's for these tasks
+        (1 for tasks of seconds each, whose round trip costs nothing beside them and whose
+        chunks would leave a worker idle while another runs a long chunk out)."""
         if self._pool is None:
             with self:
-                yield from self.map_unordered(fn, tasks)
+                yield from self.map_unordered(fn, tasks, max_chunk)
             return
         pending = {self._pool.submit(run_chunk, fn, chunk)
-                   for chunk in chunked(tasks, self.workers, self.max_chunk)}
+                   for chunk in chunked(tasks, self.workers, max_chunk or self.max_chunk)}
         try:
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -144,16 +149,17 @@ class DaskExecutor:
             self._client.close()
             self._client = None
 
-    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task]) -> Iterator[tuple[int, Result]]:
+    def map_unordered(self, fn: Callable[[Task], Result], tasks: Sequence[Task],
+                      max_chunk: int | None = None) -> Iterator[tuple[int, Result]]:
         if self._client is None:
             with self:
-                yield from self.map_unordered(fn, tasks)
+                yield from self.map_unordered(fn, tasks, max_chunk)
             return
         from distributed import as_completed
 
         self.workers = max(1, sum(self._client.nthreads().values()))
         futures = [self._client.submit(run_chunk, fn, chunk, pure=False)
-                   for chunk in chunked(tasks, self.workers, self.max_chunk)]
+                   for chunk in chunked(tasks, self.workers, max_chunk or self.max_chunk)]
         try:
             for fut in as_completed(futures):
                 yield from fut.result()

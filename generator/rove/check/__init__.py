@@ -36,6 +36,7 @@ from .options import (
     DEFAULT_EXPERT_NODE_LIMIT,
     DEFAULT_MISSION_NODE_LIMIT,
     DEFAULT_NODE_LIMIT,
+    DEFAULT_STARTS,
     DEFAULT_TIME_LIMIT,
     MAX_STARTS,
     PLAYERS,
@@ -63,7 +64,7 @@ from .tally import ProgressFn
 from .terminal import print_report, progress_bar
 
 __all__ = [
-    "BARE_BUDGET", "CHECK_FORMAT", "DEFAULT_DEALS", "DEFAULT_EXPERT_NODE_LIMIT",
+    "BARE_BUDGET", "CHECK_FORMAT", "DEFAULT_DEALS", "DEFAULT_STARTS", "DEFAULT_EXPERT_NODE_LIMIT",
     "DEFAULT_MISSION_NODE_LIMIT", "DEFAULT_NODE_LIMIT", "DEFAULT_TIME_LIMIT", "FAIL",
     "MAX_STARTS", "OK", "PLAYERS", "SKIPPED", "WARN", "CheckOptions", "CheckReport",
     "CheckInterrupted", "ProgressFn", "aggregate", "deal_tasks", "deal_seed", "fmt_num", "fmt_pct",

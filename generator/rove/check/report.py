@@ -371,10 +371,11 @@ def ladder_sentence(win: dict[str, Row]) -> str | None:
         return None
     lost = (f", {len(proofs)} of them proven lost (the largest proof {max(proofs):,} nodes)"
             if proofs else ", none proven lost")
-    return (f"Decided in order of cost: {expert} by the expert's own win (no search needed), {seer} by the "
-            f"seer (the expert's judgement with the draw order known, backtracking), {search} by the exact "
-            f"search{lost}; every win's plan is replayed by the rules engine, and only the exact search "
-            "proves a loss.")
+    parts = [f"{expert} by the expert's own win (no search needed)" if expert else "",
+             f"{seer} by the seer (the expert's judgement with the draw order known, backtracking)" if seer else "",
+             f"{search} by the exact search{lost}" if search else "no loss proven"]
+    return (f"Decided in order of cost: {', '.join(p for p in parts if p)}; every win's plan is replayed by "
+            "the rules engine, and only the exact search proves a loss.")
 
 
 def _unknown_section(won: int, unk: int, n: int, rs: list[Row]) -> Row:

@@ -358,9 +358,9 @@ def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:
 
 
 def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
-    """The first phase of a run: the start arrangements, with the no-abilities costs'
-    tasks among them (one a mission, when the distance tables may give those costs), then
-    the expert's games by difficulty.  The thoughtful player's deals come after, in order
+    """The first phase of a run: the expert's games by difficulty, then the start
+    arrangements, with the no-abilities costs' tasks among them (one a mission, when the
+    distance tables may give those costs).  The thoughtful player's deals come after, in order
     of cost (:func:`deal_tasks`): only the expert's wins are known to need no search.
 
     A task names the spec by absolute path (workers load it once, and check its
@@ -378,12 +378,13 @@ def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tupl
             tasks.append(table_tasks.pop(0))
         tasks.append(("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables))
     tasks += table_tasks
-    if "expert" in options.players:
-        for diff in options.difficulties:
-            for i in range(options.deals):
-                tasks.append(("expert", path, fp, i, deal_seed(options.seed, i), diff,
-                              options.expert_node_limit))
-    return tasks, arrangements
+    # the expert's games first: they are the long tasks, and the short static ones then
+    # fill the workers' last gaps (longest first), rather than one long game running
+    # alone at the end
+    experts: list[Task] = [("expert", path, fp, i, deal_seed(options.seed, i), diff, options.expert_node_limit)
+                           for diff in options.difficulties for i in range(options.deals)
+                           if "expert" in options.players]
+    return experts + tasks, arrangements
 
 
 def deal_tasks(spec: Spec, options: CheckOptions, deals: Sequence[tuple[str, int]], phase: int) -> list[Task]:
@@ -562,7 +563,10 @@ def _run_tasks(tasks: list[Task], ex: Any, tally: Tally) -> list[dict[str, Any]]
         return []
     batch = tally.begin(tasks)
     results: list[dict[str, Any] | None] = [None] * len(tasks)
-    for i, res in ex.map_unordered(run_task, tasks):
+    # a deal or an expert game takes seconds: one task a chunk, so that no worker waits
+    # while another runs out a chunk of long games at the end of a batch
+    long = any(t[0] in ("deal", "expert", "verify") for t in tasks)
+    for i, res in ex.map_unordered(run_task, tasks, 1 if long else None):
         results[i] = res
         tally.task_done(batch, i, tasks[i], res)
     out = [r for r in results if r is not None]

@@ -3,9 +3,16 @@
 Questions (``ask``):
 
 * ``verdict``: for a deal (``goal: game``), is it still winnable from here?  The
-  thoughtful verdict of :func:`rove.solve.winnable.solve_game` (it knows the draw
-  order): ``won`` (a win exists; its plan is replayed), ``lost`` (proven: no line
-  wins) or ``unknown`` (the node budget ran out), with the nodes spent.  For a
+  thoughtful verdict (it knows the draw order), in order of cost
+  (:func:`rove.solve.ladder.climb`): a state on a winning line found earlier is won at
+  once (the rest of that line still wins); else the seer looks for a win, then the exact
+  search (:func:`rove.solve.winnable.solve_game`) for a win or a proof of loss.  The
+  answer is ``won`` (a win exists; its plan is replayed), ``lost`` (proven: no line
+  wins) or ``unknown`` (the budgets ran out), with the solver that answered and the
+  nodes spent; asking again about a state left unknown climbs again with four times
+  the nodes ("keep thinking").  With ``think_ahead`` the coach starts that verdict as
+  soon as a deal's position appears (at the start, after every move), in the time the
+  player looks at the board, and a question asked meanwhile waits for it.  For a
   puzzle (``goal: mission``), is the play still optimal?  The proven optimum from
   here (A*, :func:`rove.solve.astar.solve_mission`) plus the points already spent,
   against the proven optimum from the start.
@@ -40,7 +47,13 @@ from .session import Session
 
 ASKS = ("verdict", "hint", "expert")
 DEFAULT_NODES = 1_000_000
-"""Search nodes for one verdict or hint (a few seconds on the compiled core at most)."""
+"""Exact-search nodes for one verdict or hint (a few seconds on the compiled core at most)."""
+DEFAULT_SEER_NODES = 300_000
+"""The seer's nodes before the exact search on a deal: it finds most wins of the standard
+deck's deals within 200,000 to 330,000 (3 to 13 s here), where the exact search finds
+none within 200,000."""
+MORE = 4
+"""How many times the nodes each ask again about a state left unknown gets."""
 DEFAULT_EXPERT_NODES = 300_000
 """Mission-search nodes for the expert's one decision (``rove check``'s per-game default)."""
 KEPT_JOBS = 64
@@ -68,6 +81,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     deepest: int | None = None  # whole-deal search progress: most missions done on a line
+    background: bool = False  # asked by the coach itself (think_ahead), not the player
     cancel: threading.Event = field(default_factory=threading.Event)
 
     def to_json(self) -> dict[str, Any]:
@@ -101,21 +115,34 @@ class Answer:
     status: str
     plan: tuple[Action, ...] | None
     nodes: int
+    #: who answered: "search", "seer", "known line" (a state on a winning line found
+    #: earlier) or None (unknown)
+    witness: str | None = None
+    #: how many times this state was climbed (each again with MORE times the nodes)
+    effort: int = 1
+    #: the most missions completed on a line the climb reached (-1: none known)
+    deepest: int = -1
 
 
 class Coach:
     """The worker and its jobs for one session."""
 
     def __init__(self, session: Session, nodes: int = DEFAULT_NODES,
-                 expert_nodes: int = DEFAULT_EXPERT_NODES, autostart: bool = True) -> None:
+                 expert_nodes: int = DEFAULT_EXPERT_NODES, autostart: bool = True,
+                 seer_nodes: int = DEFAULT_SEER_NODES, think_ahead: bool = False) -> None:
         self.session = session
         self.nodes = nodes
+        self.seer_nodes = seer_nodes
         self.expert_nodes = expert_nodes
+        #: start a deal's verdict as soon as its position appears (``rove play`` does)
+        self.think_ahead = think_ahead
         self.jobs: OrderedDict[int, Job] = OrderedDict()
         self.queue: deque[Job] = deque()
         self.cond = threading.Condition()
         self.ids = itertools.count(1)
         self.answers: dict[State, Answer] = {}
+        #: the states whose verdict the player has seen: asking again climbs further
+        self.shown: set[State] = set()
         self.closed = False
         #: the job the worker is answering, if any
         self.running: Job | None = None
@@ -126,7 +153,7 @@ class Coach:
 
     # ------------------------------------------------------------------ the page's side
 
-    def ask(self, ask: str, level: int = 1) -> Job:
+    def ask(self, ask: str, level: int = 1, background: bool = False) -> Job:
         """Queue a question about the current state (ValueError for a bad one)."""
         if ask not in ASKS:
             raise ValueError(f"'ask' is {ask!r}; use one of {', '.join(ASKS)}")
@@ -136,7 +163,13 @@ class Coach:
         if ask == "expert" and self.session.position.goal != "game":
             raise ValueError("the expert plays deals (goal: game); on a puzzle ask for a hint")
         version, state, plan = self.session.snapshot()
-        job = Job(next(self.ids), ask, level, version, state, sum(1 for a in plan if a.act == "move"))
+        with self.cond:
+            ahead = self._ahead(version, ask)
+            if ahead is not None:  # the verdict thought ahead: the page follows that job
+                self.shown.add(state)
+                return ahead
+        job = Job(next(self.ids), ask, level, version, state, sum(1 for a in plan if a.act == "move"),
+                  background=background)
         with self.cond:
             self._drop_stale(version)
             self.jobs[job.id] = job
@@ -166,9 +199,30 @@ class Coach:
             return self.cond.wait_for(lambda: job.status not in (QUEUED, RUNNING), timeout)
 
     def changed(self) -> None:
-        """The game moved: every job about another version is stale."""
+        """The game moved: every job about another version is stale; with ``think_ahead``
+        the verdict of the new position starts."""
         with self.cond:
             self._drop_stale(self.session.version)
+        self.look_ahead()
+
+    def look_ahead(self) -> None:
+        """With ``think_ahead``, on a deal: start the verdict of the current position now,
+        before anybody asks (once a position; a state answered already costs nothing)."""
+        if not self.think_ahead or self.session.position.goal != "game":
+            return
+        version, state, _ = self.session.snapshot()
+        with self.cond:
+            if state in self.answers or self._ahead(version, "verdict") is not None:
+                return
+        self.ask("verdict", background=True)
+
+    def _ahead(self, version: int, ask: str) -> Job | None:
+        """A verdict job of this version still queued or running, which a new verdict
+        question joins rather than asking again (callers hold ``cond``)."""
+        if ask != "verdict":
+            return None
+        return next((j for j in self.jobs.values() if j.version == version and j.ask == "verdict"
+                     and j.status in (QUEUED, RUNNING)), None)
 
     def close(self) -> None:
         with self.cond:
@@ -229,29 +283,25 @@ class Coach:
 
     # ------------------------------------------------------------------ searches
 
-    def search(self, s: State, job: Job | None = None) -> Answer:
-        """The exact search for the position's goal from ``s``, kept per state."""
+    def search(self, s: State, job: Job | None = None, again: bool = False) -> Answer:
+        """The answer for the position's goal from ``s``, kept per state; ``again``: a
+        state left unknown is climbed once more, with MORE times the nodes."""
         got = self.answers.get(s)
-        if got is not None:
+        if got is not None and not (again and got.status == "unknown" and s.goal != "mission"):
+            return got
+        if s.goal != "mission":
+            got = self._climb(s, job, 1 if got is None else got.effort + 1)
+            self.answers[s] = got
+            if got.plan is not None:
+                self._remember_line(s, got.plan)
             return got
         deck = self.session.deck
         budget = Budget(float("inf"), self.nodes) if job is None else Stoppable(self.nodes, job.cancel)
         plan: list[Action] | None
         try:
-            if s.goal == "mission":
-                from ..solve.astar import solve_mission
+            from ..solve.astar import solve_mission
 
-                plan, _ = solve_mission(deck, s, budget)
-            else:
-                from ..solve.winnable import solve_game
-
-                def progress(done: int) -> None:
-                    if job is not None:
-                        job.deepest = done
-                        if job.cancel.is_set():
-                            raise Cancelled
-
-                plan, _ = solve_game(deck, s, budget, progress=progress)
+            plan, _ = solve_mission(deck, s, budget)
         except Limit:
             got = Answer("unknown", None, budget.nodes)
         else:
@@ -266,24 +316,64 @@ class Coach:
         self.answers[s] = got
         return got
 
+    def _climb(self, s: State, job: Job | None, effort: int) -> Answer:
+        """A deal's verdict from ``s`` in order of cost: the seer, then the exact search,
+        each with ``MORE ** (effort - 1)`` times its nodes."""
+        from ..solve.ladder import Rung, climb
+
+        scale = MORE ** (effort - 1)
+        rungs = [Rung("seer", self.seer_nodes * scale)] if self.seer_nodes else []
+        rungs.append(Rung("search", self.nodes * scale))
+
+        def check() -> None:
+            if job is not None and job.cancel.is_set():
+                raise Cancelled
+
+        def progress(done: int) -> None:
+            if job is not None:
+                job.deepest = max(done, job.deepest or 0)
+            check()
+
+        v = climb(self.session.deck, s, rungs, progress=progress, check=check)
+        status = {"solved": "solved", "unsolvable": "unsolvable"}.get(v.status, "unknown")
+        return Answer(status, v.plan, v.nodes, v.witness, effort, v.deepest)
+
+    def _remember_line(self, s: State, plan: tuple[Action, ...]) -> None:
+        """Every state on a winning line from ``s`` is won by the rest of that line (the
+        draw order is fixed, so the same steps play out the same): a player who follows it
+        gets each next verdict and hint at once."""
+        states, bad = run_plan(self.session.deck, s, plan)  # the engine referees again
+        if bad is not None:
+            raise RuntimeError(f"solver bug: the plan from here does not replay ({bad})")
+        for i, t in enumerate(states[:-1]):
+            if t not in self.answers or self.answers[t].status != "solved":
+                self.answers[t] = Answer("solved", plan[i + 1:], 0, "known line")
+
     def _deal(self, job: Job) -> dict[str, Any]:
         s = job.state
         over = _over(self.session, s)
         if over is not None:
             return over
-        a = self.search(s, job)
+        again = job.ask == "verdict" and s in self.shown
+        if job.ask == "verdict" and not job.background:
+            self.shown.add(s)
+        a = self.search(s, job, again=again)
         if job.ask == "hint":
             return self._hint(job, a)
         n = a.nodes
+        out: dict[str, Any] = {"nodes": n, "solver": a.witness}
         if a.status == "solved":
-            return {"verdict": "won", "nodes": n,
-                    "text": f"still winnable: a win exists from here ({_nodes(n)}; the search knows "
-                            "the draw order)"}
+            by = {"seer": "the seer (the expert's judgement with the draw order known) found",
+                  "search": "the exact search found",
+                  "known line": "the winning line found earlier goes on from here; it is"}.get(a.witness or "", "")
+            return out | {"verdict": "won",
+                          "text": f"still winnable: {by} a win from here ({_nodes(n)}; it knows the draw order)"}
         if a.status == "unsolvable":
-            return {"verdict": "lost", "nodes": n,
-                    "text": f"lost: no line wins from here (proven in {_nodes(n)})"}
-        return {"verdict": "unknown", "nodes": n,
-                "text": f"unknown: no answer within {_nodes(n)}"}
+            return out | {"verdict": "lost", "text": f"lost: no line wins from here (proven in {_nodes(n)})"}
+        far = f"; its deepest line completed {a.deepest} mission(s)" if a.deepest >= 0 else ""
+        return out | {"verdict": "unknown", "more": True, "deepest": a.deepest,
+                      "text": f"unknown: no answer within {_nodes(n)}{far}; ask again to keep thinking "
+                              f"({MORE} times the nodes)"}
 
     def _puzzle(self, job: Job) -> dict[str, Any]:
         s = job.state
@@ -319,10 +409,13 @@ class Coach:
     def _hint(self, job: Job, a: Answer) -> dict[str, Any]:
         if a.plan is None:
             what = ("lost: no line reaches the goal from here (proven)" if a.status == "unsolvable"
-                    else f"no hint: no answer within {_nodes(a.nodes)}")
+                    else f"no hint: no answer within {_nodes(a.nodes)}; ask 'Still winnable?' to keep thinking")
             return {"verdict": "lost" if a.status == "unsolvable" else "unknown", "nodes": a.nodes,
                     "text": what}
-        return hint_json(self.session, a.plan, job.level, a.nodes)
+        out = hint_json(self.session, a.plan, job.level, a.nodes)
+        if a.witness is not None:
+            out["solver"] = a.witness  # a step on a winning line that solver found
+        return out
 
     def _expert(self, job: Job) -> dict[str, Any]:
         s = job.state

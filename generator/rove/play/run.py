@@ -115,7 +115,8 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
         from .session import Session
 
         session = Session(started)
-        coach = Coach(session, opts.coach_nodes, opts.expert_nodes)
+        coach = Coach(session, opts.coach_nodes, opts.expert_nodes, think_ahead=True)
+        coach.look_ahead()  # the start's verdict, while the player looks at the board
         try:
             serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",)), sock)
         finally:

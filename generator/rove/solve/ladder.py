@@ -98,22 +98,28 @@ class Verdict:
 
 
 def climb(deck: Deck, start: State, rungs: Sequence[Rung],
-          progress: Callable[[int], None] | None = None, time_limit: float | None = None) -> Verdict:
+          progress: Callable[[int], None] | None = None, time_limit: float | None = None,
+          check: Callable[[], None] | None = None) -> Verdict:
     """Run ``rungs`` in order from ``start`` until one decides the deal.
 
-    ``progress(missions done)`` is passed to the exact search (it may raise to stop the
-    climb, as the coach's stale jobs do).  ``time_limit`` is a safety net for each exact
+    ``progress(missions done)`` is passed to the exact search and ``check()`` to the seer
+    (called before each of its decisions) and before each rung: either may raise to stop
+    the climb, as the coach's stale jobs do.  ``time_limit`` is a safety net for each exact
     search only; a search it stops ends the climb (``time``), since what the later rungs
     would then decide would depend on the machine's speed."""
     steps: list[Step] = []
     blocker: str | None = None
     for rung in rungs:
+        if check is not None:
+            check()
+        if rung.solver == SEER and any(_seer_exhausted(s) for s in steps):
+            continue
         if rung.solver == SEARCH:
             step, plan, stats = _search(deck, start, rung, progress, time_limit)
             if step.outcome == LOST_ and isinstance(stats.get("deepest_mission"), str):
                 blocker = stats["deepest_mission"]
         else:
-            step, plan = _seer(deck, start, rung)
+            step, plan = _seer(deck, start, rung, check)
         steps.append(step)
         if step.outcome == WON_:
             assert plan is not None
@@ -147,10 +153,23 @@ def _done(stats: dict[str, Any]) -> int:
     return d if isinstance(d, int) and d >= 0 else -1
 
 
-def _seer(deck: Deck, start: State, rung: Rung) -> tuple[Step, list[Action] | None]:
+def _seer_exhausted(step: Step) -> bool:
+    """Whether a seer's step tried every line of its tree: it stopped with at least one
+    main search's worth of nodes left (``seer.DEFAULT_SEARCH_NODES``).  Every search it
+    made then had its full cap (a cap shrinks only when fewer nodes are left than it), so
+    its tree is the one any larger budget would walk: a larger seer would walk it again
+    and find nothing new."""
+    from .expert import DEFAULT_SEARCH_NODES  # the seer's main searches' cap (seer.seek)
+
+    return (step.rung.solver == SEER and step.outcome == UNKNOWN_
+            and step.nodes + DEFAULT_SEARCH_NODES <= step.rung.nodes)
+
+
+def _seer(deck: Deck, start: State, rung: Rung, check: Callable[[], None] | None,
+          ) -> tuple[Step, list[Action] | None]:
     from .seer import seek
 
-    found = seek(deck, start, rung.nodes)
+    found = seek(deck, start, rung.nodes, check=check)
     if found.plan is None:
         return Step(rung, UNKNOWN_, found.nodes, found.deepest), None
     return Step(rung, WON_, found.nodes, deck.spec.missions_to_win), list(found.plan)

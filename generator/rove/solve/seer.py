@@ -173,10 +173,12 @@ def discrepancy_search(start: State, children: Callable[[State], Sequence[Comple
 
 
 def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_SEARCH_NODES,
-         probe_nodes: int = DEFAULT_PROBE_NODES) -> SeerResult:
+         probe_nodes: int = DEFAULT_PROBE_NODES, check: Callable[[], None] | None = None) -> SeerResult:
     """Look for a win of the deal from ``start`` within ``node_limit`` mission-search nodes
     (:func:`discrepancy_search` over :func:`candidates`).  It ends at a win, when its
-    nodes run out, or when a pass cut nothing (every line of the ranked tree was tried)."""
+    nodes run out, or when a pass cut nothing (every line of the ranked tree was tried).
+    ``check()`` is called before each decision is ranked; it may raise to stop the seer
+    (the coach's stale jobs do)."""
     # the main searches do not grow past their first cap, as the expert's do: a decision
     # the expert would pour a million nodes into is one the seer does better to leave
     # for its alternatives, and an A* search keeps every state it generates (about 3 to
@@ -190,6 +192,8 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
         # again in a later pass does not)
         got = ranked.get(s)
         if got is None:
+            if check is not None:
+                check()
             if budget.left <= 0:
                 raise OutOfNodes
             got = ranked[s] = candidates(deck, s, budget)
