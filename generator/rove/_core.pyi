@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias, final
 
 __all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
-           "zero_point_walk", "table_distance", "build_table", "pair_costs", "chain_cost", "MAX_MODULES", "MAX_CARDS", "TABLES_AFTER"]
+           "zero_point_walk", "table_distance", "build_table", "pair_costs", "chain_cost", "MAX_MODULES", "MAX_CARDS",
+           "TABLES_AFTER"]
 
 # The aliases below are names for the stub only (the module does not define them).
 #: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
