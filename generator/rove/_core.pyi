@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias, final
 
 __all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
-           "zero_point_walk", "table_distance", "build_table", "MAX_MODULES", "MAX_CARDS", "TABLES_AFTER"]
+           "zero_point_walk", "table_distance", "build_table", "pair_costs", "chain_cost", "MAX_MODULES", "MAX_CARDS",
+           "TABLES_AFTER"]
 
 # The aliases below are names for the stub only (the module does not define them).
 #: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
@@ -104,3 +105,13 @@ def table_distance(deck: Deck, state: StateTuple) -> int | None:
 
 def build_table(deck: Deck, mission: int, spent: int) -> tuple[int, list[int], int]:
     """Build one distance table from scratch: (layouts, layouts per distance 0.., unreachable)."""
+
+def pair_costs(deck: Deck, spent: int) -> list[list[int | None]]:
+    """Per ordered pair of cards ``[a][b]``, the fewest moves by the sides ``spent`` gives
+    from a layout matching a's mission to one matching b's (None: none reaches), no
+    ability used; ValueError past six modules."""
+
+def chain_cost(deck: Deck, missions: Sequence[int], spent: int, cells: Sequence[tuple[int, int]]) -> int | None:
+    """The fewest moves from the layout ``cells`` ((x, y) per module, in module order) to
+    complete ``missions`` (card indices) one after the other by the sides ``spent``
+    gives, no ability used (None: moves cannot); ValueError past six modules."""

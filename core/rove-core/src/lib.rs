@@ -21,9 +21,12 @@
 //! * [`lost`]: the whole-deal search's lost table, with dominance
 //! * [`game`]: whole-deal winnability
 //! * [`tables`]: exact move-only distance tables (endgame tables)
+//! * [`chains`]: mission pairs and chains on those tables (what a bound across missions
+//!   can see)
 
 pub mod astar;
 pub mod budget;
+pub mod chains;
 pub mod closure;
 pub mod deck;
 pub mod game;

@@ -499,7 +499,7 @@ impl Table {
     }
 
     /// 0 for every layout matching `pattern`, [`UNREACHABLE`] for the others.
-    fn seeds(index: &LayoutIndex, pattern: &Pattern) -> Vec<u8> {
+    pub(crate) fn seeds(index: &LayoutIndex, pattern: &Pattern) -> Vec<u8> {
         let n = index.n();
         let mut cells = [0 as Cell; MAX_MODULES];
         (0..index.len() as u32)
@@ -528,7 +528,7 @@ impl Table {
     /// so layouts wait in one bucket per distance (Dial's algorithm), settled in
     /// increasing order; with only 0 and [`UNREACHABLE`] seeds this is the plain
     /// breadth-first search.
-    fn search(deck: &Deck, index: &LayoutIndex, spent: u32, mut dist: Vec<u8>) -> Table {
+    pub(crate) fn search(deck: &Deck, index: &LayoutIndex, spent: u32, mut dist: Vec<u8>) -> Table {
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); usize::from(MAX_STORED) + 1];
         for (k, &d) in dist.iter().enumerate() {
             if d != UNREACHABLE {

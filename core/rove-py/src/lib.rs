@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use rove_core::astar;
+use rove_core::chains;
 use rove_core::closure;
 use rove_core::budget::{Budget, Hooks, Poll, Stop};
 use rove_core::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
@@ -516,6 +517,39 @@ fn build_table(py: Python<'_>, deck: &PyDeck, mission: usize, spent: u32) -> PyR
     Ok((total, counts, hist[255]))
 }
 
+/// Per ordered pair of cards (a, b), the fewest moves by the sides `spent` gives from a
+/// layout matching a's mission to one matching b's (None: none reaches), no ability
+/// used (`rove_core::chains::pair_costs`).  The GIL is released.
+#[pyfunction]
+fn pair_costs(py: Python<'_>, deck: &PyDeck, spent: u32) -> PyResult<Vec<Vec<Option<u32>>>> {
+    if !TableCache::supports(&deck.inner) {
+        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+    }
+    Ok(py.allow_threads(|| chains::pair_costs(&deck.inner, &LayoutIndex::new(deck.inner.n()), spent)))
+}
+
+/// The fewest moves from the layout `cells` ((x, y) per module, in module order) to
+/// complete the missions `missions` (card indices) one after the other, by the sides
+/// `spent` gives, no ability used (None: moves cannot do it;
+/// `rove_core::chains::chain_cost`).  The GIL is released.
+#[pyfunction]
+fn chain_cost(py: Python<'_>, deck: &PyDeck, missions: Vec<u8>, spent: u32, cells: Vec<(i32, i32)>) -> PyResult<Option<u32>> {
+    if !TableCache::supports(&deck.inner) {
+        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+    }
+    if cells.len() != deck.inner.n() {
+        return Err(PyValueError::new_err("one cell per module"));
+    }
+    if missions.iter().any(|&m| usize::from(m) >= deck.inner.cards.len()) {
+        return Err(PyValueError::new_err("no such card"));
+    }
+    let packed: Vec<rove_core::grid::Cell> = cells.iter().map(|&(x, y)| rove_core::grid::pack(x, y)).collect();
+    if !rove_core::grid::valid(&packed) {
+        return Err(PyValueError::new_err("not a valid layout"));
+    }
+    Ok(py.allow_threads(|| chains::chain_cost(&deck.inner, &LayoutIndex::new(deck.inner.n()), &missions, spent, &packed)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDeck>()?;
@@ -528,6 +562,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zero_point_walk, m)?)?;
     m.add_function(wrap_pyfunction!(table_distance, m)?)?;
     m.add_function(wrap_pyfunction!(build_table, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_costs, m)?)?;
+    m.add_function(wrap_pyfunction!(chain_cost, m)?)?;
     m.add("MAX_MODULES", MAX_MODULES)?;
     m.add("MAX_CARDS", MAX_CARDS)?;
     m.add("TABLES_AFTER", ACTIVATE_AFTER)?;
