@@ -345,8 +345,9 @@ def test_cli_solve_json_and_lazy_import(tmp_path: Path, classic: Spec) -> None:
     ({"deterministic_time": 0.0, "workers": 1, "hint": False}, (UNKNOWN, False)),
     # the model runs and is cut short (its proof needs about 1.6)
     ({"deterministic_time": 0.05, "workers": 1, "hint": False}, (UNKNOWN, False)),
-    # ... with the search hint: the hint's plan, not proven optimal
-    ({"deterministic_time": 0.05, "workers": 1}, (SOLVED, False)),
+    # ... with the search hint and nothing left for the model: the hint's plan, not proven
+    # optimal (with the hint's cost as the bound the proof needs under 0.01)
+    ({"deterministic_time": 0.0, "workers": 1}, (SOLVED, False)),
     # the budget suffices
     ({"deterministic_time": BUDGET, "workers": 1}, (SOLVED, True)),
     # a wall-clock limit (the CLI's): any honest answer, depending on the machine
