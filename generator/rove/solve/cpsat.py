@@ -23,9 +23,13 @@ The horizon is the sum of the three, and no-op steps (a suffix) make one model h
 every shorter plan.  The move bound is made small by iterative deepening on the move
 budget ``p = 0, 1, ...``: the first feasible ``p`` is the optimal point count, and all
 of them infeasible up to the sum proves the mission impossible.  The search engine's
-plan, when asked for (``hint``), is only a solution hint, never a bound: the engines
-stay independent.  For ``goal: game`` the same counts apply over the whole game, with
-takes also from reveals and post-completion draws (one each per mission left).
+plan, when asked for (``hint``), is an upper bound the model must beat: with ``U`` its
+points, the model proves budget ``U - 1`` infeasible and then that no plan of ``U``
+moves costs less than it, and follows it to give its own plan (``_move_budgets``,
+``_confirm``).  Every claim is still the model's own proof, so the engines stay
+independent; a plan that is not optimal is beaten, never believed.  For ``goal: game``
+the same counts apply over the whole game, with takes also from reveals and
+post-completion draws (one each per mission left).
 
 Objective: ``points * W1 + cards * W2 + abilities`` with ``W2`` > any ability count and
 ``W1`` > any weighted card count, i.e. lexicographic (points, cards, abilities), the
@@ -359,16 +363,22 @@ def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
 
 def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hint: bool,
                    hint_nodes: int | None, seed: int, log: bool, result: _Answer) -> SolveResult:
-    """Optimal plan for the mission, by iterative deepening on the move budget: the model
-    for ``p = 0, 1, 2, ...`` admits every plan with at most ``p`` moves (horizon ``p`` +
-    plays + abilities); the first ``p`` that is feasible is the optimal number of points
-    (every smaller one was proven infeasible), and that model's optimum is the true one;
-    when every ``p`` up to the points obtainable is infeasible, no plan exists.
+    """Optimal plan for the mission, by deepening on the move budget: the model for
+    budget ``p`` admits every plan with at most ``p`` moves (horizon ``p`` + plays +
+    abilities), so an INFEASIBLE one proves every budget up to ``p`` infeasible and the
+    next model may require ``p + 1`` moves or more; an OPTIMAL one is the true optimum
+    (more moves cost more points); when every ``p`` up to the points obtainable is
+    infeasible, no plan exists.
 
-    The search engine's plan (``hint``) is only a solution hint of the models it fits
-    (CP-SAT starts from it), never a bound or a constraint: every claim is the model's own
-    proof, so the two engines stay independent.  It is also the answer handed back,
-    marked not optimal, when the budget runs out first.  (Measured on bare-budget
+    The search engine's plan (``hint``), of ``U`` points, picks the budgets
+    (``_move_budgets``: ``U - 1`` first) and, in the models it fits, is the cost to beat
+    (``cost <= cost(plan) - 1``): their INFEASIBLE proves it optimal, and the model then
+    follows it (``_confirm``).  That is two proofs instead of one per budget from 0 and
+    a minimisation that proves the lower bound again (on the book's Mission in N puzzles
+    the minimisation was most of the work).  The hint is never believed: a plan that is
+    not optimal is beaten by the model, every claim is the model's own proof, and the
+    two engines stay independent.  It is also the answer handed back, marked not
+    optimal, when the budget runs out first.  (Measured on bare-budget
     puzzles: one model with the whole move budget is 1.3x faster on impossible puzzles
     but up to 100x slower where the optimum is small, since it must prove a lower bound
     over a long horizon.)
@@ -488,6 +498,8 @@ def _confirm(deck: Deck, start: State, known: list[Action], spec: _MissionModel,
     model.follow(known, states_along(deck, start, known))
     solver, status = _run(model, _Budget(None, CONFIRM_DTIME, budget.workers), seed, log)
     stats["confirm_seconds"] = solver.wall_time
+    stats["cpsat_seconds"] += solver.wall_time
+    stats["cpsat_dtime"] = stats.get("cpsat_dtime", 0.0) + solver.deterministic_time
     stats["confirm_status"] = solver.status_name(status)
     stats["status"] = "OPTIMAL"  # proven by the INFEASIBLE model of cheaper plans
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
