@@ -4,7 +4,7 @@
                           [--max-budget N] [--keep-hand] [--json FILE]
                           [--bare 100] [--spec classic|variant|FILE] [--workers 1]
                           [--generate 3] [--gen-costs 2,5] [--gen-count 7]
-                          [--book 45] [--baseline REV]
+                          [--book 45] [--baseline REV] [--deterministic-time D]
 
 ``--bare N`` instead takes N bare-budget mission puzzles:
 ``bare_budget_puzzle(spec, seed, spent=2 + seed % 5, budget=--bare-budget)`` for seeds
@@ -19,6 +19,10 @@ generator on the bundled deck, seed labels ``bench:i``; no test uses them).
 ``--baseline REV`` also runs the CP-SAT engine as it was at git revision ``REV`` (its
 ``cpsat.py`` and ``cpsat_model.py`` loaded beside the current ones), puzzle by puzzle
 right after the current one, so both meet the same load; engine ``base`` in the tables.
+``--deterministic-time D`` gives both CP-SAT engines that budget of CP-SAT's deterministic
+time (a count of its work, the same on any machine; the search hint then gets a node
+budget) and adds the medians of the work they did to the comparison: on a loaded machine
+the wall-clock limit cuts both engines short at the same seconds, the work does not lie.
 
 Otherwise the instances are those of ``bench/solve.py``: ``random_mission_puzzle(classic, seed)``
 for seeds 0..puzzles-1 (goal: mission); ``--max-budget`` and ``--keep-hand`` pass on to
@@ -125,8 +129,10 @@ def load_baseline(rev: str) -> Any:
     return BASELINE["solve"]
 
 
-def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict[str, Any]:
-    """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden."""
+def run(engine: str, pos: Any, limit: float, workers: int | None = None,
+        dtime: float | None = None) -> dict[str, Any]:
+    """One solve; a raised error (a plan the rules engine rejects) is recorded, not hidden.
+    ``dtime``: the CP-SAT engines' deterministic-time budget (None: none)."""
     from rove.solve.cpsat import solve_cpsat
     from rove.solve.search import solve as solve_search
 
@@ -135,16 +141,18 @@ def run(engine: str, pos: Any, limit: float, workers: int | None = None) -> dict
         if engine == "search":
             r = solve_search(pos, time_limit=limit)
         elif engine == "base":
-            r = BASELINE["solve"](pos, time_limit=limit, hint=True, workers=workers)
+            r = BASELINE["solve"](pos, time_limit=limit, hint=True, workers=workers,
+                                  deterministic_time=dtime)
         else:
-            r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat", workers=workers)
+            r = solve_cpsat(pos, time_limit=limit, hint=engine == "cpsat", workers=workers,
+                            deterministic_time=dtime)
     except Exception as exc:  # noqa: BLE001 - a solver bug is a result here
         return {"engine": engine, "status": "error", "seconds": time.perf_counter() - t0,
                 "error": f"{type(exc).__name__}: {exc}", "cost": None, "optimal": False}
     rec = {"engine": engine, "status": r.status, "seconds": time.perf_counter() - t0,
            "cost": [r.points, r.cards, r.abilities] if r.status == "solved" else None,
            "optimal": r.optimal if r.status == "solved" else r.status == "unsolvable"}
-    for key in ("horizon", "hint_seconds", "cpsat_seconds", "status", "model"):
+    for key in ("horizon", "hint_seconds", "cpsat_seconds", "cpsat_dtime", "status", "model"):
         if key in r.stats:
             rec["cpsat_" + key if not key.startswith("cpsat") else key] = r.stats[key]
     return rec
@@ -189,10 +197,16 @@ def against_base(now: list[dict[str, Any]], base: list[dict[str, Any]], rev: str
            "median_of_ratios": statistics.median(b["seconds"] / max(a["seconds"], 1e-6) for a, b in pairs),
            "proven": sum(bool(a["optimal"]) for a in now), "base_proven": sum(bool(b["optimal"]) for b in base),
            "both_proven": both, "same_answers": same}
+    work = [(a.get("cpsat_dtime", 0.0), b.get("cpsat_dtime", 0.0)) for a, b in pairs]
+    out["median_dtime"] = statistics.median(a for a, _ in work)
+    out["base_median_dtime"] = statistics.median(b for _, b in work)
     console.print(f"cpsat against {rev}: median {out['base_median_s']:.2f} s -> {out['median_s']:.2f} s "
                   f"({out['base_median_s'] / max(out['median_s'], 1e-6):.2f}x; median of per-puzzle ratios "
                   f"{out['median_of_ratios']:.2f}x); proven {out['base_proven']} -> {out['proven']} of "
                   f"{len(pairs)}; same answers on {same} of the {both} both proved", highlight=False)
+    console.print(f"CP-SAT work (deterministic time) against {rev}: median {out['base_median_dtime']:.2f} -> "
+                  f"{out['median_dtime']:.2f} ({out['base_median_dtime'] / max(out['median_dtime'], 1e-6):.2f}x)",
+                  highlight=False)
     return out
 
 
@@ -251,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="this many of bench/solve.py's book puzzles instead of --puzzles")
     ap.add_argument("--baseline", default=None,
                     help="git revision whose CP-SAT engine also runs (engine 'base', with the hint)")
+    ap.add_argument("--deterministic-time", type=float, default=None,
+                    help="CP-SAT's deterministic-time budget per solve (reproducible work)")
     args = ap.parse_args(argv)
 
     from rove.generators.positions import bare_budget_puzzle, random_mission_puzzle
@@ -291,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
             pos = random_mission_puzzle(spec, seed, **kw)
         line = [f"{seed:3d}"]
         for e in engines:
-            r = run(e, pos, args.time_limit, args.workers if e != "search" else None)
+            r = run(e, pos, args.time_limit, args.workers if e != "search" else None,
+                    args.deterministic_time)
             r["seed"] = seed
             recs[e].append(r)
             cost = "" if r["cost"] is None else "/".join(map(str, r["cost"]))

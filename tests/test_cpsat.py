@@ -251,6 +251,33 @@ def test_random_puzzles_agree(classic: Spec) -> None:
     assert sum(decided.values()) >= QUICK_DECIDED and min(decided.values()) > 0, decided
 
 
+def test_search_bound_keeps_the_answers(classic: Spec) -> None:
+    """With the search hint, CP-SAT proves budget ``U - 1`` infeasible (``U``: the hint's
+    points) and then that no plan costs less than the hint's: the answers are still the
+    search's on every seed, and the bound is what was used."""
+    for seed in QUICK_SEEDS:
+        pos = random_mission_puzzle(classic, seed, max_budget=4)
+        a = search(pos)
+        b = cpsat(pos, QUICK_BUDGET)
+        assert honest(pos, b, a) and b.status == a.status, (seed, a, b)
+        if b.status == SOLVED and b.points:
+            assert b.stats["move_budgets"][0] == b.points - 1, (seed, b.stats)
+
+
+def test_a_costly_hint_does_not_hide_the_optimum(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A known plan that is not optimal (3 points where 1 does) only moves the first budget
+    tried: that model is feasible, and its optimum is the true one."""
+    from rove.solve import cpsat as engine
+
+    pos = puzzle(lab, STD6, "B . . S", current=(None, 3), spent=ALL)
+    costly = [Action.move("B", "N", 1), Action.move("B", "S", 1), Action.move("B", "W", 1)]
+    assert verify_plan(pos, costly).goal_reached
+    monkeypatch.setattr(engine, "_search_hint", lambda *a, **k: (costly, False))
+    r = cpsat(pos)
+    assert r.status == SOLVED and r.optimal and cost(r) == (1, 0, 0), r
+    assert r.stats["move_budgets"] == [2], r.stats
+
+
 #: of the 300 puzzles of the slow run, at least this many must be decided within ``BUDGET``
 #: (all 300 are; the costliest proof takes about 41)
 SLOW_DECIDED = 295
@@ -345,8 +372,9 @@ def test_cli_solve_json_and_lazy_import(tmp_path: Path, classic: Spec) -> None:
     ({"deterministic_time": 0.0, "workers": 1, "hint": False}, (UNKNOWN, False)),
     # the model runs and is cut short (its proof needs about 1.6)
     ({"deterministic_time": 0.05, "workers": 1, "hint": False}, (UNKNOWN, False)),
-    # ... with the search hint: the hint's plan, not proven optimal
-    ({"deterministic_time": 0.05, "workers": 1}, (SOLVED, False)),
+    # ... with the search hint and nothing left for the model: the hint's plan, not proven
+    # optimal (with the hint's cost as the bound the proof needs under 0.01)
+    ({"deterministic_time": 0.0, "workers": 1}, (SOLVED, False)),
     # the budget suffices
     ({"deterministic_time": BUDGET, "workers": 1}, (SOLVED, True)),
     # a wall-clock limit (the CLI's): any honest answer, depending on the machine

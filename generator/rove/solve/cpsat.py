@@ -23,9 +23,13 @@ The horizon is the sum of the three, and no-op steps (a suffix) make one model h
 every shorter plan.  The move bound is made small by iterative deepening on the move
 budget ``p = 0, 1, ...``: the first feasible ``p`` is the optimal point count, and all
 of them infeasible up to the sum proves the mission impossible.  The search engine's
-plan, when asked for (``hint``), is only a solution hint, never a bound: the engines
-stay independent.  For ``goal: game`` the same counts apply over the whole game, with
-takes also from reveals and post-completion draws (one each per mission left).
+plan, when asked for (``hint``), is an upper bound the model must beat: with ``U`` its
+points, the model proves budget ``U - 1`` infeasible and then that no plan of ``U``
+moves costs less than it, and follows it to give its own plan (``_move_budgets``,
+``_confirm``).  Every claim is still the model's own proof, so the engines stay
+independent; a plan that is not optimal is beaten, never believed.  For ``goal: game``
+the same counts apply over the whole game, with takes also from reveals and
+post-completion draws (one each per mission left).
 
 Objective: ``points * W1 + cards * W2 + abilities`` with ``W2`` > any ability count and
 ``W1`` > any weighted card count, i.e. lexicographic (points, cards, abilities), the
@@ -88,6 +92,9 @@ HINT_SHARE, HINT_CAP = 0.25, 30.0
 HINT_NODES = 20_000
 #: horizons above this are refused as too large to be useful
 MAX_HORIZON = 60
+#: deterministic time for the model to follow a plan it has proven optimal (all its
+#: actions fixed: propagation, well under one unit)
+CONFIRM_DTIME = 10.0
 
 
 @dataclass(frozen=True)
@@ -356,23 +363,27 @@ def _run(model: Any, budget: _Budget, seed: int, log: bool) -> tuple[Any, Any]:
 
 def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hint: bool,
                    hint_nodes: int | None, seed: int, log: bool, result: _Answer) -> SolveResult:
-    """Optimal plan for the mission, by iterative deepening on the move budget: the model
-    for ``p = 0, 1, 2, ...`` admits every plan with at most ``p`` moves (horizon ``p`` +
-    plays + abilities); the first ``p`` that is feasible is the optimal number of points
-    (every smaller one was proven infeasible), and that model's optimum is the true one;
-    when every ``p`` up to the points obtainable is infeasible, no plan exists.
+    """Optimal plan for the mission, by deepening on the move budget: the model for
+    budget ``p`` admits every plan with at most ``p`` moves (horizon ``p`` + plays +
+    abilities), so an INFEASIBLE one proves every budget up to ``p`` infeasible and the
+    next model may require ``p + 1`` moves or more; an OPTIMAL one is the true optimum
+    (more moves cost more points); when every ``p`` up to the points obtainable is
+    infeasible, no plan exists.
 
-    The search engine's plan (``hint``) is only a solution hint of the models it fits
-    (CP-SAT starts from it), never a bound or a constraint: every claim is the model's own
-    proof, so the two engines stay independent.  It is also the answer handed back,
-    marked not optimal, when the budget runs out first.  (Measured on bare-budget
+    The search engine's plan (``hint``), of ``U`` points, picks the budgets
+    (``_move_budgets``: ``U - 1`` first) and, in the models it fits, is the cost to beat
+    (``cost <= cost(plan) - 1``): their INFEASIBLE proves it optimal, and the model then
+    follows it (``_confirm``).  That is two proofs instead of one per budget from 0 and
+    a minimisation that proves the lower bound again (on the book's Mission in N puzzles
+    the minimisation was most of the work).  The hint is never believed: a plan that is
+    not optimal is beaten by the model, every claim is the model's own proof, and the
+    two engines stay independent.  It is also the answer handed back, marked not
+    optimal, when the budget runs out first.  (Measured on bare-budget
     puzzles: one model with the whole move budget is 1.3x faster on impossible puzzles
     but up to 100x slower where the optimum is small, since it must prove a lower bound
     over a long horizon.)
     """
     from ortools.sat.python import cp_model
-
-    from .cpsat_model import RoveModel
 
     bounds = mission_bounds(deck, start)
     known: list[Action] | None = None
@@ -388,8 +399,8 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
         t_hint = time.monotonic()
         known, _ = _search_hint(pos, slice_, nodes)
         hint_seconds = time.monotonic() - t_hint
-    # every move budget from 0 up, whatever the hint says: the hint only seeds the search
-    budgets = list(range(bounds.moves + 1))
+    budgets = _move_budgets(bounds.moves, plan_cost(known)[0] if known is not None else None)
+    floor = 0  # every plan has at least this many moves (proven by an infeasible model)
     stats: dict[str, Any] = {"hint_seconds": hint_seconds, "bounds": {
         "moves": bounds.moves, "plays": bounds.plays, "abilities": bounds.abilities,
         "takes": bounds.takes}, "move_budgets": [], "cpsat_seconds": 0.0}
@@ -409,12 +420,12 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
                 return result(SOLVED, known, False, f"horizon {horizon} is too large for the model; "
                               "plan from the search hint, not proven optimal", stats)
             return result(UNKNOWN, reason=f"horizon {horizon} is too large for the model", stats=stats)
-        model = RoveModel(deck, start, horizon, goal="mission", universe=bounds.universe,
-                          max_takes=bounds.takes,
-                          noop_abilities=not deck.rules.auto_complete_on_reveal, min_actions=1)
-        model.m.add(model.n_moves <= moves)
-        if known is not None and plan_cost(known)[0] <= moves:
-            model.hint(known, states_along(deck, start, known))
+        model_args = _MissionModel(horizon, bounds, moves, floor)
+        model = model_args.build(deck, start)
+        beat = known is not None and plan_cost(known)[0] <= moves
+        if known is not None and beat:
+            # only plans that cost less than the known one: INFEASIBLE proves it optimal
+            model.m.add(model.cost <= _weighted(model, known) - 1)
         stats["model"] = {"variables": len(model.m.proto.variables),
                           "constraints": len(model.m.proto.constraints)}
         solver, status = _run(model, budget, seed, log)
@@ -426,19 +437,95 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
             plan = _cut_at_goal(deck, start, model.decode(solver))
             return result(SOLVED, plan, True, stats=stats)
         if status == cp_model.INFEASIBLE:
-            if known is not None and plan_cost(known)[0] <= moves:
-                raise SolverBug("cpsat model bug: infeasible although a replayed plan fits")
+            if beat:
+                assert known is not None
+                plan = _confirm(deck, start, known, model_args, budget, seed, log, stats)
+                return result(SOLVED, plan, True, stats=stats)
+            floor = moves + 1
             continue
-        if known is not None:
+        if known is not None and not (beat and status == cp_model.FEASIBLE):
             return result(SOLVED, known, False, f"{budget.limit} reached; plan from the search "
                           "hint, not proven optimal", stats)
-        if status == cp_model.FEASIBLE:
+        if status == cp_model.FEASIBLE:  # with ``beat``: cheaper than the hint's
             plan = _cut_at_goal(deck, start, model.decode(solver))
             return result(SOLVED, plan, False, f"{budget.limit} reached; plan not proven "
                           "optimal", stats)
         return result(UNKNOWN, reason=f"{budget.limit} reached", stats=stats)
     return result(UNSOLVABLE, reason="" if stats["move_budgets"] else "no action is possible",
                   stats=stats)
+
+
+@dataclass(frozen=True)
+class _MissionModel:
+    """One model of ``_solve_mission``: horizon, plans of ``floor..moves`` moves."""
+
+    horizon: int
+    bounds: Bounds
+    moves: int
+    floor: int
+
+    def build(self, deck: Deck, start: State) -> Any:
+        from .cpsat_model import RoveModel
+
+        model = RoveModel(deck, start, self.horizon, goal="mission", universe=self.bounds.universe,
+                          max_takes=self.bounds.takes,
+                          noop_abilities=not deck.rules.auto_complete_on_reveal, min_actions=1)
+        model.m.add(model.n_moves <= self.moves)
+        if self.floor:
+            # every plan with fewer moves was proven impossible by an earlier model
+            model.m.add(model.n_moves >= self.floor)
+        return model
+
+
+def _weighted(model: Any, plan: list[Action]) -> int:
+    """A plan's cost in the model's objective weights."""
+    points, cards, abilities = plan_cost(plan)
+    return int(model.w_point * points + model.w_card * cards + model.w_ability * abilities)
+
+
+def _confirm(deck: Deck, start: State, known: list[Action], spec: _MissionModel, budget: _Budget,
+             seed: int, log: bool, stats: dict[str, Any]) -> list[Action]:
+    """The plan of the model that follows ``known``, once the model has proven that no
+    plan costs less: the model must admit a plan the rules engine has replayed (else it
+    is wrong, and so could be its proof).  The plan is the model's own, decoded and cut
+    at the goal like any other (a Coil use may land elsewhere for the same cost).
+
+    Every action is fixed, so propagation alone finds it; it gets its own deterministic
+    budget (``CONFIRM_DTIME``) rather than what is left of the solve's."""
+    from ortools.sat.python import cp_model
+
+    model = spec.build(deck, start)
+    model.follow(known, states_along(deck, start, known))
+    solver, status = _run(model, _Budget(None, CONFIRM_DTIME, budget.workers), seed, log)
+    stats["confirm_seconds"] = solver.wall_time
+    stats["cpsat_seconds"] += solver.wall_time
+    stats["cpsat_dtime"] = stats.get("cpsat_dtime", 0.0) + solver.deterministic_time
+    stats["confirm_status"] = solver.status_name(status)
+    stats["status"] = "OPTIMAL"  # proven by the INFEASIBLE model of cheaper plans
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise SolverBug(f"cpsat model bug: the model rejects a replayed plan ({solver.status_name(status)})")
+    plan = _cut_at_goal(deck, start, model.decode(solver))
+    if plan_cost(plan) != plan_cost(known):
+        raise SolverBug(f"cpsat model bug: following a plan of cost {plan_cost(known)} "
+                        f"gave one of cost {plan_cost(plan)}")
+    return plan
+
+
+def _move_budgets(most: int, upper: int | None) -> list[int]:
+    """The move budgets ``p`` that ``_solve_mission`` tries, in order, up to ``most``.
+
+    Without a known plan: ``0, 1, 2, ...``.  With one of ``upper`` points: ``upper - 1``
+    first, then ``upper, upper + 1, ...``.  A model of budget ``p`` holds every plan of at
+    most ``p`` moves, so its INFEASIBLE proves every smaller budget infeasible too: the
+    small budgets need no model of their own, and the next model may require at least
+    ``p + 1`` moves, which spares it proving that lower bound again while it minimises
+    (the proof of ``upper - 1`` is the bulk of the work on puzzles whose optimum is
+    ``upper``).  An OPTIMAL model is the true optimum whatever budget it had (a plan with
+    more moves costs more points), so a known plan that is not optimal only costs the
+    first model an optimisation instead of a proof."""
+    if upper is None or upper < 1 or upper > most:
+        return list(range(most + 1))
+    return [upper - 1, *range(upper, most + 1)]
 
 
 def game_bounds(deck: Deck, s: State) -> Bounds:

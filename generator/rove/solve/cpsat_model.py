@@ -1163,7 +1163,29 @@ class RoveModel:
     def hint(self, plan: Sequence[Action], states: Sequence[State]) -> None:
         """Hint the action literals and cells of a known plan (``states[t]`` is the state
         before step ``t``; one more at the end)."""
-        m, idx, cidx = self.m, self.deck.index, self.deck.card_index
+        m = self.m
+        for lit, value in self._plan_literals(plan, states):
+            m.add_hint(lit, value)
+        for t in range(self.T):
+            s = states[min(t + 1, len(states) - 1)]
+            for i in range(self.n):
+                x, y = unpack(s.cells[i])
+                m.add_hint(self.X[t + 1][i], x)
+                m.add_hint(self.Y[t + 1][i], y)
+
+    def follow(self, plan: Sequence[Action], states: Sequence[State]) -> None:
+        """Fix the action literals to a known plan (the cells are left to the model, so a
+        solution shows that the model admits the plan, as the rules engine does)."""
+        for lit, value in self._plan_literals(plan, states):
+            self.m.add(lit == int(value))
+
+    def _plan_literals(self, plan: Sequence[Action], states: Sequence[State],
+                       ) -> list[tuple[Any, bool]]:
+        """Every action literal of every step with its value in a known plan (no-ops
+        after its end)."""
+        idx = self.deck.index
+        cidx = self.deck.card_index
+        out: list[tuple[Any, bool]] = []
         for t, st in enumerate(self.steps):
             chosen: list[Lit] = []
             if t < len(plan):
@@ -1191,16 +1213,10 @@ class RoveModel:
                         cell = unpack(states[t].cells[actor])
                         name = next(nm for nm, dx, dy in DIRS if (cell[0] + dx, cell[1] + dy) == tuple(a.to))
                         chosen.append(st.places.get((actor, idx[a.target], name), False))
-            else:
-                chosen.append(st.noop)
             for lits in (st.moves, st.plays, st.uses, st.swaps, st.shifts, st.places):
                 for lit in lits.values():
                     if not isinstance(lit, bool):
-                        m.add_hint(lit, any(lit is x for x in chosen))
+                        out.append((lit, any(lit is x for x in chosen)))
             if not isinstance(st.noop, bool):
-                m.add_hint(st.noop, t >= len(plan))
-            s = states[min(t + 1, len(states) - 1)]
-            for i in range(self.n):
-                x, y = unpack(s.cells[i])
-                m.add_hint(self.X[t + 1][i], x)
-                m.add_hint(self.Y[t + 1][i], y)
+                out.append((st.noop, t >= len(plan)))
+        return out
