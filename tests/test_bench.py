@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (script, arguments that make it quick); every script under bench/ is listed
 LIGHT = [
     ("check.py", ["--deals", "1", "--node-limit", "2000"]),
+    ("coach.py", ["--deals", "1", "--moves", "0", "--spec", "classic"]),
     ("core.py", ["--positions", "10", "--puzzles", "3", "--budget", "1"]),
     ("cpsat.py", ["--puzzles", "2", "--time-limit", "5"]),
     ("engine.py", ["--seconds", "0.5", "--repeats", "1"]),

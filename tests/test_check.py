@@ -396,7 +396,7 @@ def test_a_time_limit_never_changes_what_is_searched(monkeypatch: pytest.MonkeyP
     for time_limit in (None, 600.0):
         o = CheckOptions(deals=1 if python else 8, difficulties=("normal",), seed=3, starts=0,
                          node_limit=20_000 if python else DEFAULT_NODE_LIMIT,
-                         time_limit=time_limit, players=("thoughtful",))
+                         time_limit=time_limit, players=("thoughtful",), seer_node_limit=0)
         rep = run_check(spec, o, SerialExecutor()).to_json(timing=False)
         rep["options"].pop("time_limit", None)
         assert all(d["status"] == "solved" for d in rep["deals"])
