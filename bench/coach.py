@@ -58,7 +58,7 @@ def one_deal(spec: str, seed: int, difficulty: str, moves: int) -> list[dict[str
                          "verdict_seconds": round(vs, 2), "hint": h.get("action"), "hint_seconds": round(hs, 2),
                          "nodes": v.get("nodes")})
             _, state, _ = session.snapshot()
-            plan, _, _ = decide(session.deck, state, PlayerBudget(300_000, 100_000, 2_000))
+            plan, _, _ = decide(session.deck, state, PlayerBudget(300_000, 2_000))
             if not plan or move == moves:
                 break
             session.play(plan[0])  # the engine referees the expert's step

@@ -24,6 +24,7 @@ LIGHT = [
     ("core.py", ["--positions", "10", "--puzzles", "3", "--budget", "1"]),
     ("cpsat.py", ["--puzzles", "2", "--time-limit", "5"]),
     ("engine.py", ["--seconds", "0.5", "--repeats", "1"]),
+    ("expert.py", ["--decks", "classic", "--deals", "1", "--difficulty", "normal", "--jobs", "1"]),
     ("first_mission.py", ["--deals", "2"]),
     ("grading.py", ["--count", "5"]),
     ("memory.py", ["--nodes", "1,2000"]),

@@ -202,18 +202,36 @@ def test_every_game_ends_within_its_budget() -> None:
     assert s.status == WON
 
 
-def test_main_search_budget_scales_with_need() -> None:
-    """A main search that hits its first cap starts again with twice as many nodes: a
-    first cap of 50 nodes plays the same game as the default (the plans found are the
-    optimal ones either way), where a fixed cap of 50 would lose it at the budget."""
+def test_main_search_gets_what_the_game_has_left() -> None:
+    """A main search runs once with all the game has left, not cut short and started
+    again: it costs exactly the nodes of one solve of its state, and its answer is
+    remembered for any cap it fits in.  A game with fewer nodes than a decision needs is
+    lost at the budget."""
+    from rove.solve.astar import solve_mission_state
+    from rove.solve.nodes import Budget
+
     spec = load_spec("classic")
     deck = Deck(spec)
     start = state_from_position(deck, deal(spec, 3, "impossible"))
-    full = expert.play(deck, start)
-    small = expert.play(deck, start, search_nodes=50)
-    assert small.status == full.status == "won" and small.plan == full.plan
-    assert small.nodes > full.nodes  # the searches stopped short were paid for
-    capped = expert.play(deck, start, node_limit=50, search_nodes=50)
+    views: list[State] = []
+    expert.play(deck, start, on_decision=lambda real, view, plan: views.append(view))
+
+    def alone(view: State) -> tuple[list[Action] | None, Budget]:
+        b = Budget(float("inf"), 10**9)
+        masked = replace(view, spent=view.spent | expert.sensor_mask(deck))
+        return solve_mission_state(deck, masked, b)[0], b
+
+    view = max(views, key=lambda v: alone(v)[1].nodes)  # the game's hardest decision
+    want, need = alone(view)
+    assert want and need.nodes > 50
+    budget = expert.PlayerBudget(expert.DEFAULT_NODE_LIMIT, expert.DEFAULT_PROBE_NODES)
+    plan, limited = budget.search(deck, view)
+    assert (plan, limited) == (want, False) and budget.used == need.nodes
+    again = budget.search(deck, view)
+    assert again == (want, False) and budget.used == need.nodes  # from memory
+    short = expert.PlayerBudget(need.nodes - 1, expert.DEFAULT_PROBE_NODES)
+    assert short.search(deck, view) == (None, True) and short.used == need.nodes - 1
+    capped = expert.play(deck, start, node_limit=50)
     assert capped.reason == "budget"
 
 

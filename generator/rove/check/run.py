@@ -449,7 +449,7 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
             for phase in (0, 1):
                 todo = [(d, i) for d in options.difficulties for i in range(options.deals)
                         if deals.get((d, i), {}).get("status", "unknown") == "unknown"]
-                tally.phase(phase, len(todo))
+                tally.phase(phase)
                 for t, r in zip(ts := deal_tasks(spec, options, todo, phase), _run_tasks(ts, ex, tally)):
                     key = (t[5], t[3])
                     deals[key] = _merged(deals[key], r) if key in deals else r

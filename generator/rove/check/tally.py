@@ -89,8 +89,9 @@ class Tally:
         for d in self.options.difficulties:
             self._thoughtful(d)
 
-    def phase(self, phase: int, todo: int) -> None:
-        """The thoughtful player's rungs of ``phase`` start on ``todo`` deals."""
+    def phase(self, phase: int) -> None:
+        """The thoughtful player's rungs of ``phase`` start (its deals are counted as
+        their tasks are planned)."""
         self.phase_now = phase
         self._eta()
 

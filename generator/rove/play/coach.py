@@ -425,7 +425,7 @@ class Coach:
         from ..solve.expert import PlayerBudget, decide
 
         deck = self.session.deck
-        budget = PlayerBudget(self.expert_nodes, max(1, self.expert_nodes // 3), 2_000)
+        budget = PlayerBudget(self.expert_nodes, 2_000)
         plan, why, _ = decide(deck, s, budget)
         if not plan:
             text = ("the expert sees no way to complete this mission" if why == "stuck"

@@ -179,12 +179,12 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     nodes run out, or when a pass cut nothing (every line of the ranked tree was tried).
     ``check()`` is called before each decision is ranked; it may raise to stop the seer
     (the coach's stale jobs do)."""
-    # the main searches do not grow past their first cap, as the expert's do: a decision
+    # the main searches are capped, where the expert's get all the game has left: a decision
     # the expert would pour a million nodes into is one the seer does better to leave
     # for its alternatives, and an A* search keeps every state it generates (about 3 to
     # 11 KB a node on a six-module deck with abilities left, docs/LIMITS.md), so the cap
     # also bounds the seer's memory (about 1.1 GB at most at the default 100,000)
-    budget = PlayerBudget(node_limit, search_nodes, probe_nodes, max_search=search_nodes)
+    budget = PlayerBudget(node_limit, probe_nodes, max_search=search_nodes)
     ranked: dict[State, list[Completion]] = {}
 
     def children(s: State) -> list[Completion]:
