@@ -29,13 +29,13 @@ from rove.check.run import _expert_task, spec_fingerprint  # noqa: E402
 from rove.solve.expert import DEFAULT_NODE_LIMIT  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
-Game = tuple[str, int, int, str]
+Game = tuple[str, str, int, int, str]
 
 
 def game(task: Game) -> tuple[str, int, float]:
-    """(outcome, nodes, CPU seconds) of one expert game."""
-    spec_path, seed, index, difficulty = task
-    fingerprint = spec_fingerprint(load_spec(spec_path))
+    """(outcome, nodes, CPU seconds) of one expert game (``task``: spec path, its
+    fingerprint, seed, deal index, difficulty)."""
+    spec_path, fingerprint, seed, index, difficulty = task
     t = time.process_time()
     r = _expert_task(spec_path, fingerprint, index, deal_seed(seed, index), difficulty, DEFAULT_NODE_LIMIT)
     return r["status"], r["nodes"], time.process_time() - t
@@ -50,7 +50,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     for deck in args.decks.split(","):
-        tasks = [(deck, args.seed, i, d) for d in args.difficulty.split(",") for i in range(args.deals)]
+        fingerprint = spec_fingerprint(load_spec(deck))
+        tasks = [(deck, fingerprint, args.seed, i, d) for d in args.difficulty.split(",") for i in range(args.deals)]
         t0 = time.monotonic()
         with Pool(args.jobs) as pool:
             games = pool.map(game, tasks, chunksize=1)

@@ -73,7 +73,7 @@ of the "losses" at a fixed 100,000 were searches stopped short.  An easy decisio
 what it always did: an A* search stops at its plan whatever its cap, and finds the same
 plan under any cap it fits in.  (The main search once started at 100,000 nodes and
 doubled while it hit its cap; that found the same plans and spent a third of the
-expert's nodes on the searches cut short.)  A search of a state alreadyA search of a state already
+expert's nodes on the searches cut short.)  A search of a state already
 searched is answered from memory.  A main search that still hits the limit is the
 expert failing to find a plan, and the game counts as lost ("budget"; reported apart
 from the real losses): the expert is a player, not a prover, and its win rate has no
@@ -98,7 +98,6 @@ from .result import plan_cost
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
 DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
-DEFAULT_SEARCH_NODES = 100_000  # the main search's cap of a player that backtracks (seer.seek)
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
 MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
 
@@ -154,7 +153,8 @@ def worth(deck: Deck, hand: tuple[int, ...], spent: int) -> int:
 
 class PlayerBudget:
     """The game's node budget; each search gets a slice of it.  A search of a state
-    already searched with the same limit is answered from memory (same answer, no nodes).
+    already searched is answered from memory when the earlier answer holds under its
+    limit (same answer, no nodes).
 
     ``max_search`` caps each main search (None: whatever the game has left); a player
     that backtracks (:mod:`.seer`) sets it, so that one hard decision cannot spend the
@@ -188,8 +188,9 @@ class PlayerBudget:
         """One bounded mission search of ``cap`` nodes (see :meth:`search`).
 
         Its answer is remembered with the nodes it took: a plan (or a proof) found in
-        ``n`` nodes is the answer to any search of the state with a cap of ``n`` or more,
-        and a search cut short at ``cap`` is cut short under any smaller cap.
+        ``n`` nodes is the answer to any search of the state with a cap above ``n`` (a
+        search stops at its cap's node), and a search cut short at ``cap`` is cut short
+        under any cap up to that one.
 
         The searches run without the distance tables: the game's searches are many and
         short, and a table's build (seconds) costs more than the nodes it saves them (on
@@ -203,7 +204,7 @@ class PlayerBudget:
         known = self.memo.get((s, masked))
         if known is not None:
             got, nodes = known
-            if (not got[1] and nodes <= cap) or (got[1] and nodes >= cap):
+            if (not got[1] and nodes < cap) or (got[1] and nodes >= cap):
                 return got
         b = Budget(float("inf"), cap)
         try:

@@ -159,7 +159,7 @@ def _seer_exhausted(step: Step) -> bool:
     made then had its full cap (a cap shrinks only when fewer nodes are left than it), so
     its tree is the one any larger budget would walk: a larger seer would walk it again
     and find nothing new."""
-    from .expert import DEFAULT_SEARCH_NODES  # the seer's main searches' cap (seer.seek)
+    from .seer import DEFAULT_SEARCH_NODES
 
     return (step.rung.solver == SEER and step.outcome == UNKNOWN_
             and step.nodes + DEFAULT_SEARCH_NODES <= step.rung.nodes)

@@ -39,7 +39,6 @@ from ..actions import Action
 from ..engine import PLAYING, WON, Deck, State
 from .expert import (
     DEFAULT_PROBE_NODES,
-    DEFAULT_SEARCH_NODES,
     PlayerBudget,
     add_first_action_plans,
     completion,
@@ -49,6 +48,8 @@ from .expert import (
     worth,
 )
 from .result import plan_cost
+
+DEFAULT_SEARCH_NODES = 100_000  # the cap of each main search (a decision's own plan)
 
 Completion = tuple[list[Action], State]
 """A completion of a mission: its plan and the state after it."""
