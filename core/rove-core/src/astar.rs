@@ -78,7 +78,7 @@ pub fn solve_mission(
     if h0 > points_obtainable(deck, start) || h0 > cap {
         return Ok(None);
     }
-    let mut nodes: NodeTable<Cost> = NodeTable::new(canonical_key(start, may_draw), (0, 0, 0), budget.table_cap);
+    let mut nodes: NodeTable<Cost> = NodeTable::new(canonical_key(start, may_draw).as_slice(), (0, 0, 0), budget.table_cap);
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
     // every state pushed, by push order (a node reached again more cheaply is pushed
     // again, as the state it was reached as), packed
@@ -113,7 +113,8 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let slot = nodes.slot(canonical_key(&s2, may_draw));
+            let key = canonical_key(&s2, may_draw);
+            let slot = nodes.slot(key.as_slice());
             if slot.known_at(g2) {
                 continue;
             }

@@ -173,7 +173,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     }
     let may_draw = deck.sensor_draws_left(s0.spent) > 0;
     // node id -> fewest abilities known, and the step that reached it
-    let mut nodes: NodeTable<i32> = NodeTable::new(canonical_key(&s0, may_draw), 0, budget.table_cap);
+    let mut nodes: NodeTable<i32> = NodeTable::new(canonical_key(&s0, may_draw).as_slice(), 0, budget.table_cap);
     // (f, abilities used negated: deeper first among equal f, push order, node id);
     // the state is the one pushed in that order
     let mut heap: BinaryHeap<Reverse<(i32, i32, u32, u32)>> = BinaryHeap::new();
@@ -244,7 +244,8 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             }
             // no open mission can do better through s2
             let cap = open.iter().map(|m| m.cost().unwrap_or(i32::MAX)).max().unwrap_or(i32::MAX);
-            let slot = nodes.slot(canonical_key(&s2, may_draw));
+            let key = canonical_key(&s2, may_draw);
+            let slot = nodes.slot(key.as_slice());
             if slot.known_at(g2) {
                 continue;
             }

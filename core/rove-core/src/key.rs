@@ -6,13 +6,8 @@ use crate::deck::MAX_MODULES;
 use crate::grid::{bounds, pack, unpack};
 use crate::state::{State, MAX_CARDS};
 
-/// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
-/// set, the hand as a set, the points, the mission and missions done; with `piles`
-/// also the current card and both pile orders (needed whenever a draw can still
-/// matter).  The same fields as `rove.solve.nodes.canonical_key`.
-///
-/// Held inline up to `INLINE_KEY` bytes (a six-module state of a dozen-card deck takes
-/// about 40), so that tables store keys beside their values: no allocation per entry,
+/// A key kept as a map's key (the lost tables'), held inline up to `INLINE_KEY` bytes
+/// (a six-module state of a dozen-card deck takes about 40): no allocation per entry,
 /// no pointer to follow when a probe compares keys.
 pub type Key = SmallVec<[u8; INLINE_KEY]>;
 
@@ -24,8 +19,12 @@ pub fn translation(s: &State) -> i32 {
     pack(x0, y0)
 }
 
-pub fn canonical_key(s: &State, piles: bool) -> Key {
-    Key::from_slice(key_bytes(s, piles, u32::MAX, true).as_slice())
+/// A state as bytes: the layout moved so its bounding box starts at (0, 0), the spent
+/// set, the hand as a set, the points, the mission and missions done; with `piles`
+/// also the current card and both pile orders (needed whenever a draw can still
+/// matter).  The same fields as `rove.solve.nodes.canonical_key`.
+pub fn canonical_key(s: &State, piles: bool) -> KeyBuf {
+    key_bytes(s, piles, u32::MAX, true)
 }
 
 /// The key of the lost tables' dominance classes: the full key (piles included) with
@@ -37,6 +36,7 @@ pub fn loss_key(s: &State, spent_kept: u32) -> KeyBuf {
 
 /// A key on the stack: tables are probed far more often than they grow, and a probe
 /// needs no allocation (`Key` borrows as a byte slice).
+#[derive(Clone, Copy)]
 pub struct KeyBuf {
     len: usize,
     bytes: [u8; KEY_BYTES],
@@ -63,6 +63,20 @@ impl KeyBuf {
 
     pub fn as_slice(&self) -> &[u8] {
         &self.bytes[..self.len]
+    }
+}
+
+impl PartialEq for KeyBuf {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for KeyBuf {}
+
+impl std::fmt::Debug for KeyBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
     }
 }
 
