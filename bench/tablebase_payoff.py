@@ -62,8 +62,9 @@ except ImportError:  # run from a checkout without the package installed
 
 from rove import _core  # noqa: E402
 from rove.check.options import deal_seed  # noqa: E402
-from rove.engine import Deck, pack, sensor_draws_left, state_from_position, unpack  # noqa: E402
+from rove.engine import Deck, sensor_draws_left, state_from_position, unpack  # noqa: E402
 from rove.generators.deals import deal  # noqa: E402
+from rove.generators.positions import random_layout  # noqa: E402
 from rove.solve import core  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
@@ -136,18 +137,6 @@ def one_card_sequence(first: int, hand: tuple[int, ...], draw: tuple[int, ...], 
             pile.pop(0)
             size += 1
     return out
-
-
-def random_layout(rng: random.Random, n: int) -> tuple[int, ...]:
-    """A random king-connected layout of ``n`` modules, randomly labelled."""
-    cells = [(0, 0)]
-    while len(cells) < n:
-        x, y = rng.choice(cells)
-        c = (x + rng.randint(-1, 1), y + rng.randint(-1, 1))
-        if c not in cells:
-            cells.append(c)
-    rng.shuffle(cells)
-    return tuple(pack(c) for c in cells)
 
 
 def best_pay_sample(deck: Deck, count: int) -> list[int]:

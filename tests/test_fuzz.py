@@ -551,6 +551,9 @@ def test_a_signal_at_any_point_leaves_all_or_nothing(base: dict[str, Any], at: i
         return call
 
     old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    # a run started under nohup ignores SIGHUP, and the command rightly leaves an ignored
+    # signal ignored: the default disposition for the test, the run's put back after it
+    old_stop = {stop: signal.signal(stop, signal.SIG_DFL) for stop in (signal.SIGTERM, signal.SIGHUP)}
     raised: BaseException | None = None
     try:
         for name in real:
@@ -567,6 +570,8 @@ def test_a_signal_at_any_point_leaves_all_or_nothing(base: dict[str, Any], at: i
         for name, fn in real.items():
             setattr(os, name, fn)
         signal.signal(signal.SIGINT, old_int)
+        for stop, handler in old_stop.items():
+            signal.signal(stop, handler)
     after = _snapshot(root)
     event("all new" if after == NEW_STATE else "all old" if after == before else "mixed")
     assert not [name for name in after if ".tmp" in name or ".old" in name], after

@@ -141,12 +141,12 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
                                    base=1, bonus=2), encoding="utf-8")
     spec = load_spec(str(path))
     opts = dict(deals=6, difficulties=("normal", "impossible"), seed=3, node_limit=1,
-                mission_node_limit=5_000, time_limit=60.0, starts=0, seer_node_limit=2_000_000)
+                mission_node_limit=5_000, time_limit=60.0, starts=0, seer_node_limit=4_000_000)
     rep = run_check(spec, CheckOptions(**opts, players=("thoughtful",)))  # type: ignore[arg-type]
     data = rep.to_json()
-    assert data["options"]["seer_node_limit"] == 2_000_000
-    assert data["options"]["ladder"] == [[{"solver": "seer", "nodes": 500_000}, {"solver": "search", "nodes": 1}],
-                                         [{"solver": "seer", "nodes": 2_000_000}]]
+    assert data["options"]["seer_node_limit"] == 4_000_000
+    assert data["options"]["ladder"] == [[{"solver": "seer", "nodes": 3_000_000}, {"solver": "search", "nodes": 1}],
+                                         [{"solver": "seer", "nodes": 4_000_000}]]
     for r in data["deals"]:
         assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", None)
         assert [(s["solver"], s["outcome"]) for s in r["steps"]] == [("seer", "won")]
@@ -156,7 +156,7 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
     console = Console(width=100, record=True)
     print_report(rep, console)
     shown = " ".join(console.export_text().split())
-    assert "node limit 1 (seer 2000000); rungs seer 500k, search 1 | seer 2M" in shown
+    assert "node limit 1 (seer 4000000); rungs seer 3M, search 1 | seer 4M" in shown
     assert "Decided in order of cost: 12 by the seer" in shown and "no loss proven" in shown
     import pypdfium2 as pdfium
 

@@ -25,6 +25,7 @@ from conftest import LAB_CARDS, card, mod, spec_text
 
 from rove.engine import PLAYING, Deck, State, apply, state_from_position
 from rove.generators.deals import deal
+from rove.generators.positions import random_layout
 from rove.solve import core
 from rove.solve.astar import solve_mission_state
 from rove.solve.nodes import Budget, Limit
@@ -62,19 +63,6 @@ def write_spec(root: Path, name: str, modules: list[dict] | None) -> Path:
     return path
 
 
-def random_layout(rng: random.Random, n: int) -> tuple[int, ...]:
-    """A random king-connected layout of ``n`` modules, randomly labelled and placed."""
-    cells = [(0, 0)]
-    while len(cells) < n:
-        x, y = rng.choice(cells)
-        c = (x + rng.randint(-1, 1), y + rng.randint(-1, 1))
-        if c not in cells:
-            cells.append(c)
-    rng.shuffle(cells)
-    dx, dy = rng.randint(-3, 3), rng.randint(-3, 3)
-    return tuple(x + dx + (y + dy) * 1024 for x, y in cells)
-
-
 def bare(deck: Deck, cells: tuple[int, ...], mission: int, points: int, spent: int | None = None) -> State:
     """Every ability spent (or those of ``spent``), a bare budget of ``points``, no cards."""
     spent = (1 << deck.n) - 1 if spent is None else spent
@@ -109,7 +97,7 @@ def test_tables_equal_mission_astar(name: str, mission: int, sensor: bool, tmp_p
     flips = 0
     m = mission
     for _ in range(LAYOUTS):
-        cells = random_layout(rng, deck.n)
+        cells = random_layout(rng, deck.n, shift=3)
         d = core._core.table_distance(compiled, core.state_tuple(bare(deck, cells, m, 0, spent)))
         if d == 0:
             assert deck.mission_pat[m].matches(cells)
@@ -148,7 +136,7 @@ def test_tables_keep_astar_costs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     deck = Deck(spec)
     rng = random.Random("tables:keep")
     for i in range(60):
-        cells = random_layout(rng, deck.n)
+        cells = random_layout(rng, deck.n, shift=3)
         spent = (1 << deck.n) - 1 if i % 2 else rng.getrandbits(deck.n)
         start = State(cells, spent, (), (), (), -1, rng.randint(1, 5), i % 3, 0, (), PLAYING, "mission")
         costs = []

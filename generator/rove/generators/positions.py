@@ -5,10 +5,27 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..engine import PLAYING, Deck, State, position_from_state, state_from_position, successors
+from ..engine import PLAYING, Deck, State, pack, position_from_state, state_from_position, successors
 from ..position import Current, Position, normalized_cells
 from ..spec import Spec
 from .deals import deal
+
+
+def random_layout(rng: random.Random, n: int, shift: int = 0) -> tuple[int, ...]:
+    """A random king-connected layout of ``n`` modules (packed cells, module ``i`` at the
+    ``i``-th), randomly labelled and moved by up to ``shift`` cells each way.
+
+    For the checks of the distance tables, which hold every layout the rules allow, most
+    of which no deal's play reaches: a sample of layouts must not depend on play."""
+    cells = [(0, 0)]
+    while len(cells) < n:
+        x, y = rng.choice(cells)
+        c = (x + rng.randint(-1, 1), y + rng.randint(-1, 1))
+        if c not in cells:
+            cells.append(c)
+    rng.shuffle(cells)
+    dx, dy = (rng.randint(-shift, shift), rng.randint(-shift, shift)) if shift else (0, 0)
+    return tuple(pack((x + dx, y + dy)) for x, y in cells)
 
 
 def random_play(deck: Deck, s: State, rng: random.Random, steps: int) -> State:
