@@ -2,8 +2,9 @@
 
     python bench/core.py [--positions 200] [--puzzles 45] [--budget 8]
                          [--python-nodes 20000] [--open 10] [--spec classic]
+                         [--deal-spec standard] [--deal-missions 30] [--deal-nodes 150000]
 
-Three figures:
+Four figures:
 
 * successor generation: states/s through ``rove.engine.successors`` (Python) and
   through the core's own generator (``rove._core.generate_all``, inside Rust, no
@@ -16,7 +17,13 @@ Three figures:
   core and with ``ROVE_CORE=0``; the Python path gets ``--python-nodes`` nodes, so its
   figures are lower bounds where it stops (marked >=).  Answers must agree where both
   decide;
-* the same puzzles with no module spent (every ability open): the core's times.
+* the same puzzles with no module spent (every ability open): the core's times;
+* the first mission of ``--deal-missions`` deals of ``--deal-spec`` at normal (deal
+  seeds 1000, 1001, ...), the expert's first and dearest kind of search: every ability
+  unspent, dozens of successors a node, the distance tables off, each search stopped at
+  ``--deal-nodes``.  Nodes a second through the core's A* (``rove._core.solve_mission``,
+  nothing but the search), and through the Python A* on the first three for
+  ``--python-nodes`` nodes each, with the ratio.
 
 Node counts are identical on both paths (the core mirrors the Python search), so the
 ratio is the speed of a node.
@@ -38,10 +45,13 @@ try:
 except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
-from rove.engine import Deck, State, successors  # noqa: E402
+from rove.engine import Deck, State, state_from_position, successors  # noqa: E402
+from rove.generators.deals import deal  # noqa: E402
 from rove.generators.positions import bare_budget_puzzle, playing_states  # noqa: E402
 from rove.position import Position  # noqa: E402
 from rove.solve import core  # noqa: E402
+from rove.solve.astar import solve_mission_python  # noqa: E402
+from rove.solve.nodes import Budget, Limit  # noqa: E402
 from rove.solve.result import SolveResult  # noqa: E402
 from rove.solve.search import solve  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
@@ -144,6 +154,40 @@ def puzzles(spec_ref: str, count: int, budget: int, python_nodes: int, open_coun
         print(f"  compiled core   {summary(open_t)}   answers {open_status}")
 
 
+def deal_missions(spec_ref: str, count: int, max_nodes: int, python_nodes: int) -> None:
+    spec = load_spec(spec_ref)
+    deck = Deck(spec)
+    handle = core.core_deck(deck)
+    assert core._core is not None
+    starts = [state_from_position(deck, deal(spec, 1000 + i, "normal")) for i in range(count)]
+    nodes = 0
+    seconds = 0.0
+    outcomes: dict[str, int] = {}
+    for s in starts:
+        t0 = time.perf_counter()
+        status, _, n = core._core.solve_mission(handle, core.state_tuple(s), None, max_nodes, None, 0)
+        seconds += time.perf_counter() - t0
+        nodes += n
+        outcomes[status] = outcomes.get(status, 0) + 1
+    core_rate = nodes / seconds
+    py_nodes = 0
+    py_seconds = 0.0
+    for s in starts[:3]:
+        budget = Budget(float("inf"), python_nodes)
+        t0 = time.perf_counter()
+        try:
+            py_nodes += solve_mission_python(deck, s, budget).nodes
+        except Limit:
+            py_nodes += budget.nodes
+        py_seconds += time.perf_counter() - t0
+    py_rate = py_nodes / py_seconds
+    print(f"\nfirst missions of {count} deals of {spec_ref} (normal), every ability unspent, tables off")
+    print(f"  compiled core   {nodes:>12,} nodes in {seconds:6.2f} s = {core_rate:>9,.0f} nodes/s   "
+          f"answers {outcomes}")
+    print(f"  python search   {py_nodes:>12,} nodes in {py_seconds:6.2f} s = {py_rate:>9,.0f} nodes/s   "
+          f"(first 3, at most {python_nodes:,} nodes each)   core x{core_rate / py_rate:,.0f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spec", default="classic", help="bundled spec name or path")
@@ -153,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=8)
     ap.add_argument("--python-nodes", type=int, default=20_000, help="node limit of the Python path")
     ap.add_argument("--open", type=int, default=10, help="puzzles with every ability open (0: none)")
+    ap.add_argument("--deal-spec", default="standard", help="the deck of the deals' first missions")
+    ap.add_argument("--deal-missions", type=int, default=30, help="deals whose first mission is searched (0: none)")
+    ap.add_argument("--deal-nodes", type=int, default=150_000, help="node limit of each first-mission search")
     args = ap.parse_args(argv)
     if not core.available():
         print("the compiled core is not built (pip install -e . builds it)", file=sys.stderr)
@@ -160,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     generation(args.spec, args.positions, args.seconds)
     if args.puzzles:
         puzzles(args.spec, args.puzzles, args.budget, args.python_nodes, args.open)
+    if args.deal_missions:
+        deal_missions(args.deal_spec, args.deal_missions, args.deal_nodes, args.python_nodes)
     return 0
 
 

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LIGHT = [
     ("check.py", ["--deals", "1", "--node-limit", "2000"]),
     ("coach.py", ["--deals", "1", "--moves", "0", "--spec", "classic"]),
-    ("core.py", ["--positions", "10", "--puzzles", "3", "--budget", "1"]),
+    ("core.py", ["--positions", "10", "--puzzles", "3", "--budget", "1", "--deal-missions", "2",
+                 "--deal-nodes", "2000", "--python-nodes", "300"]),
     ("cpsat.py", ["--puzzles", "2", "--time-limit", "5"]),
     ("engine.py", ["--seconds", "0.5", "--repeats", "1"]),
     ("expert.py", ["--decks", "classic", "--deals", "1", "--difficulty", "normal", "--jobs", "1"]),

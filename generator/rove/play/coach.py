@@ -290,10 +290,7 @@ class Coach:
         if got is not None and not (again and got.status == "unknown" and s.goal != "mission"):
             return got
         if s.goal != "mission":
-            got = self._climb(s, job, 1 if got is None else got.effort + 1)
-            self.answers[s] = got
-            if got.plan is not None:
-                self._remember_line(s, got.plan)
+            got = self.answers[s] = self._climb(s, job, 1 if got is None else got.effort + 1)
             return got
         deck = self.session.deck
         budget = Budget(float("inf"), self.nodes) if job is None else Stoppable(self.nodes, job.cancel)
@@ -335,16 +332,15 @@ class Coach:
             check()
 
         v = climb(self.session.deck, s, rungs, progress=progress, check=check)
+        if v.plan is not None:
+            self._remember_line(v.plan, v.line)
         status = {"solved": "solved", "unsolvable": "unsolvable"}.get(v.status, "unknown")
         return Answer(status, v.plan, v.nodes, v.witness, effort, v.deepest)
 
-    def _remember_line(self, s: State, plan: tuple[Action, ...]) -> None:
-        """Every state on a winning line from ``s`` is won by the rest of that line (the
-        draw order is fixed, so the same steps play out the same): a player who follows it
-        gets each next verdict and hint at once."""
-        states, bad = run_plan(self.session.deck, s, plan)  # the engine referees again
-        if bad is not None:
-            raise RuntimeError(f"solver bug: the plan from here does not replay ({bad})")
+    def _remember_line(self, plan: tuple[Action, ...], states: tuple[State, ...]) -> None:
+        """Every state on a winning line is won by the rest of that line (the draw order is
+        fixed, so the same steps play out the same): a player who follows it gets each next
+        verdict and hint at once.  ``states`` are the plan's, as the ladder replayed it."""
         for i, t in enumerate(states[:-1]):
             if t not in self.answers or self.answers[t].status != "solved":
                 self.answers[t] = Answer("solved", plan[i + 1:], 0, "known line")

@@ -78,7 +78,8 @@ class Verdict:
     """A deal's verdict from the ladder: ``solved`` (``plan`` wins; replayed), ``unsolvable``
     (proven by the exact search) or ``unknown`` (every rung ran out).  ``witness`` names the
     solver that decided it; ``blocker`` is the mission the deepest failed line stopped at,
-    for a proven loss."""
+    for a proven loss; ``line`` the state after each step of a winning plan, as the engine
+    replayed it (the coach keeps them: each is won by the rest of the plan)."""
 
     status: str
     plan: tuple[Action, ...] | None
@@ -86,6 +87,7 @@ class Verdict:
     steps: tuple[Step, ...]
     blocker: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    line: tuple[State, ...] = ()
 
     @property
     def nodes(self) -> int:
@@ -123,8 +125,8 @@ def climb(deck: Deck, start: State, rungs: Sequence[Rung],
         steps.append(step)
         if step.outcome == WON_:
             assert plan is not None
-            _replay(deck, start, plan, rung.solver)
-            return Verdict("solved", tuple(plan), rung.solver, tuple(steps))
+            line = _replay(deck, start, plan, rung.solver)
+            return Verdict("solved", tuple(plan), rung.solver, tuple(steps), line=line)
         if step.outcome == LOST_:
             return Verdict("unsolvable", None, SEARCH, tuple(steps), blocker)
         if step.outcome == TIME_:
@@ -175,10 +177,12 @@ def _seer(deck: Deck, start: State, rung: Rung, check: Callable[[], None] | None
     return Step(rung, WON_, found.nodes, deck.spec.missions_to_win), list(found.plan)
 
 
-def _replay(deck: Deck, start: State, plan: Sequence[Action], solver: str) -> None:
-    """The engine referees: a win that does not replay to a won game is a solver bug."""
+def _replay(deck: Deck, start: State, plan: Sequence[Action], solver: str) -> tuple[State, ...]:
+    """The engine referees: a win that does not replay to a won game is a solver bug.
+    Returns the state after each step."""
     states, bad = run_plan(deck, start, plan)
     end = states[-1] if states else start
     if bad is not None or end.status != WON:
         raise SolverBug(f"the {solver}'s winning plan does not replay: "
                         + (f"step {bad[0]}: {bad[1]}" if bad else f"it ends {end.status}"))
+    return tuple(states)
