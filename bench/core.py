@@ -21,9 +21,9 @@ Four figures:
 * the first mission of ``--deal-missions`` deals of ``--deal-spec`` at normal (deal
   seeds 1000, 1001, ...), the expert's first and dearest kind of search: every ability
   unspent, dozens of successors a node, the distance tables off, each search stopped at
-  ``--deal-nodes``.  Nodes a second through the core's A* (``rove._core.solve_mission``,
-  nothing but the search), and through the Python A* on the first three for
-  ``--python-nodes`` nodes each, with the ratio.
+  ``--deal-nodes``.  Nodes a second through the core's A* (``core.solve_mission_steps``),
+  and through the Python A* on the first three for ``--python-nodes`` nodes each, with
+  the ratio.
 
 Node counts are identical on both paths (the core mirrors the Python search), so the
 ratio is the speed of a node.
@@ -36,6 +36,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -154,32 +155,35 @@ def puzzles(spec_ref: str, count: int, budget: int, python_nodes: int, open_coun
         print(f"  compiled core   {summary(open_t)}   answers {open_status}")
 
 
-def deal_missions(spec_ref: str, count: int, max_nodes: int, python_nodes: int) -> None:
-    spec = load_spec(spec_ref)
-    deck = Deck(spec)
-    handle = core.core_deck(deck)
-    assert core._core is not None
-    starts = [state_from_position(deck, deal(spec, 1000 + i, "normal")) for i in range(count)]
+def mission_rate(search: Callable[[State, Budget], object], starts: list[State],
+                 max_nodes: int) -> tuple[int, float, dict[str, int]]:
+    """Nodes, seconds and outcomes of ``search`` on each start, stopped at ``max_nodes``."""
     nodes = 0
     seconds = 0.0
     outcomes: dict[str, int] = {}
     for s in starts:
-        t0 = time.perf_counter()
-        status, _, n = core._core.solve_mission(handle, core.state_tuple(s), None, max_nodes, None, 0)
-        seconds += time.perf_counter() - t0
-        nodes += n
-        outcomes[status] = outcomes.get(status, 0) + 1
-    core_rate = nodes / seconds
-    py_nodes = 0
-    py_seconds = 0.0
-    for s in starts[:3]:
-        budget = Budget(float("inf"), python_nodes)
+        budget = Budget(float("inf"), max_nodes)
         t0 = time.perf_counter()
         try:
-            py_nodes += solve_mission_python(deck, s, budget).nodes
+            outcome = "unsolvable" if search(s, budget) is None else "solved"
         except Limit:
-            py_nodes += budget.nodes
-        py_seconds += time.perf_counter() - t0
+            outcome = "limit"
+        seconds += time.perf_counter() - t0
+        nodes += budget.nodes
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return nodes, seconds, outcomes
+
+
+def deal_missions(spec_ref: str, count: int, max_nodes: int, python_nodes: int) -> None:
+    spec = load_spec(spec_ref)
+    deck = Deck(spec)
+    starts = [state_from_position(deck, deal(spec, 1000 + i, "normal")) for i in range(count)]
+    with core.tables_off():
+        nodes, seconds, outcomes = mission_rate(
+            lambda s, b: core.solve_mission_steps(deck, s, b, None), starts, max_nodes)
+    py_nodes, py_seconds, _ = mission_rate(
+        lambda s, b: solve_mission_python(deck, s, b).plan, starts[:3], python_nodes)
+    core_rate = nodes / seconds
     py_rate = py_nodes / py_seconds
     print(f"\nfirst missions of {count} deals of {spec_ref} (normal), every ability unspent, tables off")
     print(f"  compiled core   {nodes:>12,} nodes in {seconds:6.2f} s = {core_rate:>9,.0f} nodes/s   "
