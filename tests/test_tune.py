@@ -19,8 +19,17 @@ from typer.testing import CliRunner
 from rove.check import CheckOptions, run_check
 from rove.check.advice import advice
 from rove.check.sensitivity import sensitivity
-from rove.check.tune import TuneOptions, candidates, mission_alternatives, rungs, tune, tuned_yaml
-from rove.check.variants import Evaluator, step, zero
+from rove.check.tune import (
+    TuneOptions,
+    candidates,
+    deck_step,
+    longer_steps,
+    mission_alternatives,
+    rungs,
+    tune,
+    tuned_yaml,
+)
+from rove.check.variants import Evaluator, Rate, Variant, step, zero
 from rove.cli import app
 from rove.spec import load_spec, parse_spec
 
@@ -72,12 +81,33 @@ def test_steps_keep_the_deck_legal(decks: dict[str, Path]) -> None:
     down = candidates(spec, base, -1, opts, far=True)
     assert down == []  # nothing in the deck can go lower
     far = candidates(spec, base, 1, opts, far=True)
-    assert far == [tuple((1, 1, 0) for _ in spec.cards), tuple((0, 1, 0) for _ in spec.cards)]  # whole deck
-    # up to max_change steps at once for the whole deck (a plateau may need several)
-    longer = candidates(spec, base, 1, small(max_change=2), far=True)
-    assert longer[2:] == [tuple((2, 2, 0) for _ in spec.cards), tuple((0, 2, 0) for _ in spec.cards)]
+    # points and bonus together, then the bonus alone (the points alone would meet the
+    # bonus), each on the whole deck, half of it and a third, spread through the deck
+    assert far[0] == tuple((1, 1, 0) for _ in spec.cards) and far[3] == tuple((0, 1, 0) for _ in spec.cards)
+    assert [[i for i, d in enumerate(v) if d != (0, 0, 0)] for v in far] == \
+        [[0, 1, 2, 3, 4, 5], [1, 3, 5], [1, 4]] * 2
+    # longer whole-deck steps only while every step falls short of the target
+    opts2 = small(max_change=2)
+    asked: list[list[Variant]] = []
+
+    def measure(vs: list[Variant]) -> dict[Variant, dict[str, Rate]]:
+        asked.append(vs)
+        return {v: {"normal": Rate(10, 10, 0)} for v in vs}
+
+    short = {v: {"normal": Rate(1, 10, 0)} for v in far}  # 10%: short of the 50% target
+    longer = longer_steps(spec, base, 1, opts2, short, opts2.targets, measure)
+    assert longer == [tuple((2, 2, 0) for _ in spec.cards), tuple((0, 2, 0) for _ in spec.cards)]
+    assert asked == [longer]
+    past = {v: {"normal": Rate(9, 10, 0)} for v in far}  # 90%: past it, longer goes further
+    assert longer_steps(spec, base, 1, opts2, past, opts2.targets, measure) == []
+    mixed = short | {far[2]: {"normal": Rate(5, 10, 0)}}  # a third of the deck reaches it
+    assert longer_steps(spec, base, 1, opts2, mixed, opts2.targets, measure) == []
+    assert len(asked) == 1
+    assert deck_step(spec, base, (1, 1), 6, 2, opts2, True) == longer[0]
     near = candidates(spec, base, 1, opts, far=False)
-    assert len(near) == 12 and all(sum(1 for d in v if d != (0, 0, 0)) == 1 for v in near)
+    # one number at a time on a quarter of the deck (two cards), then one card
+    assert [sum(1 for d in v if d != (0, 0, 0)) for v in near] == [2, 1, 2, 1]
+    assert near[1] == ((0, 0, 0), (0, 0, 0), (0, 0, 0), (1, 1, 0), (0, 0, 0), (0, 0, 0))
     assert rungs(opts) == [10, 30, 60]
 
 

@@ -4,18 +4,29 @@ The search works on the cards' base points and bonuses and, with ``missions`` in
 ``vary``, on their mission patterns; the modules, the movement patterns and the cards'
 order never change.  It is a greedy descent, one step a round:
 
-1. The current deck (at first the designer's) is played by the expert on the final
-   number of seeded deals per target difficulty (``deals``, at least 200).  When every
-   target lies inside the Wilson 95% interval of its measured rate the search stops:
-   that is the tolerance.
+1. The current deck is measured: the expert plays it on seeded deals at each target
+   difficulty.  The search stops when every target lies inside the Wilson 95% interval
+   of its rate over the final deals (``deals``, at least 200): that is the tolerance.
+   The designer's deck is played on the first rung's deals first (below) and on more
+   only while a target still lies inside its interval: a deck whose interval on 25 or
+   75 deals leaves the target out is not played on 200 before the first step, and on a
+   hard deck (a game there can take twenty seconds) that is most of the start's cost.
 2. Otherwise the direction is the sign of the summed gaps (too easy: numbers go down).
-   The candidate steps are one card's base points, or one card's bonus, one step in that
-   direction; when a target is far (``FAR`` points or more) the whole deck's points,
-   bonuses, or both, one step at once, are tried first, and the single cards' only if
-   none of those helps: no single card's step closes a far gap, and a few candidates
-   cost a tenth of thirty.  The whole-deck steps come in every length up to
-   ``max_change`` (one, two, three steps at once), since a deck so easy that every deal
-   is won may not move at one step (a plateau); ties go to the shorter.
+   The candidate steps move a *share of the deck* one step in that direction: the same
+   cards spread evenly through it (:func:`spread`; a generated deck's cards come in order
+   of their missions' cost, so its first cards would be its cheapest).  When a target is
+   far (``FAR`` points or more) the shares are the whole deck, half of it and a quarter,
+   each with the points and the bonus together, the points alone or the bonus alone;
+   when it is near, or when no far step helps, a quarter, an eighth and so on down to a
+   single card, one number at a time.  Halving the share halves the step's effect
+   roughly, so one round holds steps from the largest to the finest, and the search
+   seldom needs a second round (a deck one whole-deck step overshoots is met by half
+   of it).  A whole-deck step that falls short of the targets is tried two and three
+   steps long too, up to ``max_change``, while no step of the round reaches the targets,
+   since a deck so easy that every deal is won may not move at one step (a plateau);
+   once one reaches them the shares bracket the targets and a longer step only goes
+   further (on bench/decks/o35.yaml the longer steps cost 200 games of 725 and never
+   won).  Ties go to the smaller change.
 3. Successive halving picks the step: every candidate plays the first ``first_deals``
    deals, the best third plays three times as many, and so on up to the final deals;
    the deals are the same for every candidate (common random numbers), so candidates
@@ -23,9 +34,10 @@ order never change.  It is a greedy descent, one step a round:
    by the squared distance of their rates to the targets, then by the size of their
    change from the designer's deck (the smallest change wins a tie), then by a fixed
    order.
-4. The survivor replaces the current deck if it is closer to the targets over the final
-   deals; if it is not, no step helps and the search stops with the closest deck it
-   found, and the gap still left (``reached`` false).
+4. The survivor replaces the current deck if it meets the tolerance, or if it is closer
+   to the targets on the deals both have played; if it is not, no step helps and the
+   search stops with the closest deck it found, and the gap still left (``reached``
+   false).  The result is always measured on the final deals.
 
 Missions (``vary`` holds ``missions``): before the search, the mission generator
 (:mod:`rove.generators.missions`, each cost proven by CP-SAT and the search engine)
@@ -174,50 +186,90 @@ def within(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> bool
     return all(rates[d].wilson95[0] <= t <= rates[d].wilson95[1] for d, t in targets)
 
 
+def moves(options: TuneOptions, direction: int, far: bool) -> list[tuple[int, int]]:
+    """The number moves a step may make, as (points, bonus) deltas: points and bonus
+    together (far steps only, when both vary), the points alone, the bonus alone."""
+    out = [(direction, 0)] if "points" in options.vary else []
+    if "bonus" in options.vary:
+        out.append((0, direction))
+    if far and "points" in options.vary and "bonus" in options.vary:
+        out.insert(0, (direction, direction))
+    return out
+
+
+def sizes(n: int, far: bool) -> list[int]:
+    """How many cards a step moves: far, the whole deck, half of it and a quarter; near, a
+    quarter, an eighth and so on down to one card (see the module's docstring)."""
+    out = [n, -(-n // 2), -(-n // 4)] if far else []
+    if not far:
+        m = n
+        while m > 1:
+            m = -(-m // 2)
+            if m <= -(-n // 4):
+                out.append(m)
+        out = out or [1]
+    return list(dict.fromkeys(out))
+
+
+def spread(idx: Sequence[int], m: int) -> list[int]:
+    """``m`` of the indices ``idx``, spread evenly through them (the ``j``-th taken at
+    position ``(j + 1/2) * len / m``): a share of the deck, not its first cards, since a
+    generated deck's cards are in order of their missions' cost."""
+    return [idx[int((j + 0.5) * len(idx) / m)] for j in range(m)] if m < len(idx) else list(idx)
+
+
+def deck_step(spec: Spec, cur: Variant, move: tuple[int, int], m: int, k: int,
+              options: TuneOptions, far: bool) -> Variant:
+    """``cur`` with ``m`` of the cards that can take the move (spread evenly) moved ``k``
+    steps, each as many of them as its limits allow.  A far step moves the numbers it
+    names and no other; a near one moves one number and, when both vary, the other along
+    where the bonus must stay above the points (:func:`~rove.check.variants.step`)."""
+    dp, db = move
+    carry = not far and "points" in options.vary and "bonus" in options.vary
+
+    def moved(i: int) -> Variant | None:
+        return next((w for j in range(k, 0, -1)
+                     if (w := step(spec, cur, i, j * dp, j * db, options.max_change, carry=carry))
+                     is not None), None)
+
+    ok = [i for i in range(len(cur)) if moved(i) is not None]
+    out = list(cur)
+    for i in spread(ok, min(m, len(ok))):
+        w = moved(i)
+        assert w is not None
+        out[i] = w[i]
+    return tuple(out)
+
+
 def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
                far: bool, alternatives: Alternatives = ()) -> list[Variant]:
-    """The steps from ``cur`` in ``direction`` (+1 raises numbers): whole-deck steps when
-    ``far`` (and one is left), else one card's points or bonus, in card order; only legal
-    decks within ``max_change`` of the designer's.  With ``alternatives`` (``missions``
-    varied) the mission swaps come too, in either direction: every card's at once among
-    the whole-deck steps, one card's (to its alternative, or back) among the others."""
+    """The steps from ``cur`` in ``direction`` (+1 raises numbers), one step long: each
+    move (:func:`moves`) on each share of the deck (:func:`sizes`: the whole deck, a half
+    and a quarter when ``far``, else a quarter down to one card), only legal decks within
+    ``max_change`` of the designer's; the longer whole-deck steps are :func:`deck_step`'s
+    with ``k`` above one (:func:`longer_steps`, asked for only where a step of one falls short).
+    With ``alternatives`` (``missions`` varied) the mission swaps come too, in either
+    direction: every card's at once when ``far``, one card's (to its alternative, or back)
+    otherwise."""
     out: list[Variant] = []
-    swaps = "missions" in options.vary and bool(alternatives)
-    moves = [(direction, 0)] if "points" in options.vary else []
-    if "bonus" in options.vary:
-        moves.append((0, direction))
-    if "points" in options.vary and "bonus" in options.vary:
-        moves.insert(0, (direction, direction))
-    if far:  # the whole deck at once, k steps (see the module's docstring)
-        for k in range(1, options.max_change + 1):
-            for dp, db in moves:
-                # every card takes as many of the k steps as its limits allow
-                v = tuple(next((w[i] for j in range(k, 0, -1)
-                                if (w := step(spec, cur, i, j * dp, j * db, options.max_change,
-                                              carry=False)) is not None), cur[i])
-                          for i in range(len(cur)))
-                if v != cur:
-                    out.append(v)
-        if swaps:
+    for move in moves(options, direction, far):
+        for m in sizes(len(cur), far):
+            out.append(deck_step(spec, cur, move, m, 1, options, far))
+    if "missions" in options.vary and alternatives:
+        if far:
             for m in range(max(map(len, alternatives)) + 1):  # every card to one choice
-                v = tuple(swap(cur, i, m)[i] if m <= len(alternatives[i]) else cur[i]
-                          for i in range(len(cur)))
-                if v != cur:
-                    out.append(v)
-        if out:
-            return list(dict.fromkeys(out))
-    both = "points" in options.vary and "bonus" in options.vary
-    for i in range(len(cur)):
-        for dp, db in moves:
-            if dp and db:
-                continue  # a single card moves one number at a time (the other follows
-            # when the bonus must stay above the points, if both may vary)
-            w = step(spec, cur, i, dp, db, options.max_change, carry=both)
-            if w is not None:
-                out.append(w)
-        if swaps and i < len(alternatives):
-            out += [swap(cur, i, m) for m in range(len(alternatives[i]) + 1) if m != cur[i][2]]
-    return list(dict.fromkeys(out))
+                out.append(tuple(swap(cur, i, m)[i] if m <= len(alternatives[i]) else cur[i]
+                                 for i in range(len(cur))))
+        else:
+            for i in range(min(len(cur), len(alternatives))):
+                out += [swap(cur, i, m) for m in range(len(alternatives[i]) + 1) if m != cur[i][2]]
+    return [v for v in dict.fromkeys(out) if v != cur]
+
+
+def crossed(rates: dict[str, Rate], targets: Sequence[tuple[str, float]], direction: int) -> bool:
+    """Whether the rates lie at or past the targets, seen from the side ``direction``
+    came from (the summed gap has changed sign or vanished)."""
+    return sum(t - rates[d].rate for d, t in targets) * direction <= 0
 
 
 @dataclass
@@ -297,11 +349,15 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             return got
 
         cur = zero(spec)
-        cur_rates = measure([cur], options.deals, "the designer's deck")[cur]
+        cur_rates: dict[str, Rate] = {}
+        for n in ladder:  # the designer's deck: more deals only while the target may be in
+            cur_rates = measure([cur], n, "the designer's deck")[cur]
+            if not within(cur_rates, targets):
+                break
         st.offer(cur, cur_rates)
         st.log.append(_line("start", spec, cur, cur_rates, targets, alts))
         while True:
-            if within(cur_rates, targets):
+            if within(cur_rates, targets) and _deals(cur_rates) == options.deals:
                 st.reached = True
                 break
             if st.rounds >= options.max_rounds:
@@ -310,12 +366,19 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             gap = sum(t - cur_rates[d].rate for d, t in targets)
             direction = 1 if gap > 0 else -1
             far = max(abs(t - cur_rates[d].rate) for d, t in targets) >= FAR
-            # far: the whole deck's steps first, and the single cards' if none helps
+            # far: the large shares first, and the small ones if none helps
             found = None
             for whole in (True, False) if far else (False,):
                 pool = candidates(spec, cur, direction, options, whole, alts)
                 if not pool:
                     continue
+                what = f"round {st.rounds}: {len(pool)} candidate(s), {ladder[0]} deals"
+                rated = measure(pool, ladder[0], what)
+                if whole:
+
+                    def first_rung(vs: list[Variant], what: str = what) -> dict[Variant, dict[str, Rate]]:
+                        return measure(vs, ladder[0], what)
+                    pool += longer_steps(spec, cur, direction, options, rated, targets, first_rung)
                 for k, n in enumerate(ladder):
                     rated = measure(pool, n, f"round {st.rounds}: {len(pool)} candidate(s), {n} deals")
                     pool.sort(key=lambda v: (distance(rated[v], targets), change_size(v)))
@@ -324,7 +387,9 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                 champion = pool[0]
                 rates = measure([champion], options.deals, "")[champion]
                 st.offer(champion, rates)
-                if distance(rates, targets) < distance(cur_rates, targets):
+                # against the current deck on the deals both have played (the same deals)
+                common = measure([champion], _deals(cur_rates), "")[champion]
+                if within(rates, targets) or distance(common, targets) < distance(cur_rates, targets):
                     found = champion, rates
                     break
             if found is None:
@@ -332,7 +397,42 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                 break
             cur, cur_rates = found
             st.log.append(_line(f"round {st.rounds}", spec, cur, cur_rates, targets, alts))
+        if st.best_rates is not None and _deals(st.best_rates) < options.deals:
+            # the designer's deck, measured on fewer deals only, is the result: give it all
+            st.best_rates = measure([st.best], options.deals, "the designer's deck")[st.best]
     return st
+
+
+def _deals(rates: dict[str, Rate]) -> int:
+    return min(r.deals for r in rates.values())
+
+
+def longer_steps(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
+            rated: dict[Variant, dict[str, Rate]], targets: Sequence[tuple[str, float]],
+            measure: Callable[[list[Variant]], dict[Variant, dict[str, Rate]]]) -> list[Variant]:
+    """The whole deck's steps of two, three, ... up to ``max_change`` at once, only while
+    every step measured in ``rated`` (grown with what is measured here) falls short of
+    the targets: on a plateau one step may move nothing, but once a step reaches the
+    targets the round's shares already bracket them, and a longer step only goes
+    further."""
+    out: list[Variant] = []
+    n, live = len(cur), moves(options, direction, True)
+    for k in range(2, options.max_change + 1):
+        if any(crossed(r, targets, direction) for r in rated.values()):
+            break
+        batch = []
+        for move in live:
+            longer = deck_step(spec, cur, move, n, k, options, True)
+            if longer != deck_step(spec, cur, move, n, k - 1, options, True):
+                batch.append((move, longer))
+        if not batch:
+            break
+        new = [v for _, v in batch if v not in rated]
+        if new:
+            rated.update(measure(new))
+        out += [v for _, v in batch]
+        live = [move for move, _ in batch]
+    return list(dict.fromkeys(v for v in out if v != cur))
 
 
 def _line(what: str, spec: Spec, v: Variant, rates: dict[str, Rate],
@@ -360,7 +460,7 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
     changes = describe(st.spec, st.best, st.alternatives)
     head.append("Changed: " + ("; ".join(changes) if changes else "nothing") + ".")
     if st.best_rates is not None:
-        head.append(f"Expert win rate over {o.deals} seeded deals per difficulty "
+        head.append(f"Expert win rate over {_deals(st.best_rates)} seeded deals per difficulty "
                     f"(node limit {o.expert_node_limit} a game):")
         head.append(f"  {'difficulty':<11}{'target':>7}{'won':>6}{'deals':>6}{'rate':>8}"
                     f"{'Wilson 95%':>15}{'budget':>8}")
