@@ -481,7 +481,8 @@ def tune(
     deals: Annotated[int, typer.Option(help="Deals per difficulty for the final figures and the "
                                              "tolerance (at least 200).", min=200, max=MAX_DEALS)] = 200,
     first_deals: Annotated[int, typer.Option(help="Deals per difficulty for every candidate on the "
-                                                  "first rung of successive halving.", min=1)] = 25,
+                                                  "first rung of successive halving (and for your deck "
+                                                  "at first).", min=1)] = 25,
     max_change: Annotated[int, typer.Option(help="How far each card's points or bonus may move.",
                                             min=1, max=9)] = 3,
     max_rounds: Annotated[int, typer.Option(help="Steps the search takes at most.", min=0)] = 30,
