@@ -21,7 +21,6 @@ from rove.check.advice import advice
 from rove.check.sensitivity import sensitivity
 from rove.check.tune import (
     TuneOptions,
-    between,
     candidates,
     deck_step,
     longer_steps,
@@ -105,14 +104,6 @@ def test_steps_keep_the_deck_legal(decks: dict[str, Path]) -> None:
     assert longer_steps(spec, base, 1, opts2, mixed, opts2.targets, measure) == []
     assert len(asked) == 1
     assert deck_step(spec, base, (1, 1), 6, 2, opts2, True) == longer[0]
-    # between two shares that bracket the target, the one interpolation puts on it:
-    # 2 and 3 cards fall short (10%, 20%), the whole deck passes it (100%), so 3 + 3 *
-    # 0.3 / 0.8 = 4 cards; the bonus's shares, not measured, give nothing
-    rated = {far[0]: {"normal": Rate(10, 10, 0)}, far[1]: {"normal": Rate(2, 10, 0)},
-             far[2]: {"normal": Rate(1, 10, 0)}}
-    got = between(spec, base, 1, opts, True, rated, {"normal": Rate(0, 10, 0)}, opts.targets)
-    assert len(got) == 1 and sum(1 for d in got[0] if d == (1, 1, 0)) == 4
-    assert between(spec, base, 1, opts, True, short, {"normal": Rate(0, 10, 0)}, opts.targets) == []
     near = candidates(spec, base, 1, opts, far=False)
     # one number at a time on a quarter of the deck (two cards), then one card
     assert [sum(1 for d in v if d != (0, 0, 0)) for v in near] == [2, 1, 2, 1]

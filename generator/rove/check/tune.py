@@ -21,14 +21,11 @@ order never change.  It is a greedy descent, one step a round:
    single card, one number at a time.  Halving the share halves the step's effect
    roughly, so one round holds steps from the largest to the finest, and the search
    seldom needs a second round (a deck one whole-deck step overshoots is met by half
-   of it).  Where two shares of one move bracket the targets on the first rung's deals,
-   the share that linear interpolation puts on them is tried too (:func:`between`), so
-   the round does not stop at the nearer of the two.  A whole-deck step that falls
-   short of the targets is tried two and three steps long too, up to ``max_change``,
-   while no step of the round reaches the targets, since a deck so easy that every
-   deal is won may not move at one step (a plateau); once one reaches them the shares
-   bracket the targets and a longer step only goes further (on bench/decks/o35.yaml the
-   longer steps cost 200 games of 725 and never
+   of it).  A whole-deck step that falls short of the targets is tried two and three
+   steps long too, up to ``max_change``, while no step of the round reaches the targets,
+   since a deck so easy that every deal is won may not move at one step (a plateau);
+   once one reaches them the shares bracket the targets and a longer step only goes
+   further (on bench/decks/o35.yaml the longer steps cost 200 games of 725 and never
    won).  Ties go to the smaller change.
 3. Successive halving picks the step: every candidate plays the first ``first_deals``
    deals, the best third plays three times as many, and so on up to the final deals;
@@ -382,12 +379,6 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                     def first_rung(vs: list[Variant], what: str = what) -> dict[Variant, dict[str, Rate]]:
                         return measure(vs, ladder[0], what)
                     pool += longer_steps(spec, cur, direction, options, rated, targets, first_rung)
-                here = measure([cur], ladder[0], what)[cur]  # played already: the same deals
-                more = [v for v in between(spec, cur, direction, options, whole, rated, here, targets)
-                        if v not in pool]
-                if more:
-                    rated.update(measure(more, ladder[0], what))
-                    pool += more
                 for k, n in enumerate(ladder):
                     rated = measure(pool, n, f"round {st.rounds}: {len(pool)} candidate(s), {n} deals")
                     pool.sort(key=lambda v: (distance(rated[v], targets), change_size(v)))
@@ -410,36 +401,6 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             # the designer's deck, measured on fewer deals only, is the result: give it all
             st.best_rates = measure([st.best], options.deals, "the designer's deck")[st.best]
     return st
-
-
-def between(spec: Spec, cur: Variant, direction: int, options: TuneOptions, far: bool,
-            rated: dict[Variant, dict[str, Rate]], here: dict[str, Rate],
-            targets: Sequence[tuple[str, float]]) -> list[Variant]:
-    """Per move, the share that linear interpolation puts on the targets, where two of
-    the round's shares (the current deck counting as none) bracket them on the first
-    rung's deals: the summed gap against the number of cards moved, one point on each
-    side.  The shares halve, so the target often lies between two of them; a step of
-    the share in between lands where a second round would otherwise have gone (on
-    bench/decks/g35.yaml the round's best share left 58% for a 50% target)."""
-    def gap(rates: dict[str, Rate]) -> float:
-        return sum(t - rates[d].rate for d, t in targets)
-
-    out: list[Variant] = []
-    for move in moves(options, direction, far):
-        seen = {0: gap(here)}
-        for m in sizes(len(cur), far):
-            v = deck_step(spec, cur, move, m, 1, options, far)
-            if v in rated:
-                seen.setdefault(sum(a != b for a, b in zip(v, cur)), gap(rated[v]))
-        ms = sorted(seen)
-        for a, b in zip(ms, ms[1:]):
-            ga, gb = seen[a], seen[b]
-            if ga * direction > 0 >= gb * direction:  # a falls short, b reaches or passes
-                m = round(a + (b - a) * ga / (ga - gb))
-                if a < m < b:
-                    out.append(deck_step(spec, cur, move, m, 1, options, far))
-                break
-    return list(dict.fromkeys(out))
 
 
 def _deals(rates: dict[str, Rate]) -> int:
