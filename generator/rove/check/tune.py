@@ -200,15 +200,15 @@ def moves(options: TuneOptions, direction: int, far: bool) -> list[tuple[int, in
 def sizes(n: int, far: bool) -> list[int]:
     """How many cards a step moves: far, the whole deck, half of it and a quarter; near, a
     quarter, an eighth and so on down to one card (see the module's docstring)."""
-    out = [n, -(-n // 2), -(-n // 4)] if far else []
-    if not far:
-        m = n
-        while m > 1:
-            m = -(-m // 2)
-            if m <= -(-n // 4):
-                out.append(m)
-        out = out or [1]
-    return list(dict.fromkeys(out))
+    quarter = -(-n // 4)
+    if far:
+        return list(dict.fromkeys([n, -(-n // 2), quarter]))
+    out, m = [], n
+    while m > 1:
+        m = -(-m // 2)
+        if m <= quarter:
+            out.append(m)
+    return list(dict.fromkeys(out)) or [1]
 
 
 def spread(idx: Sequence[int], m: int) -> list[int]:
@@ -232,12 +232,10 @@ def deck_step(spec: Spec, cur: Variant, move: tuple[int, int], m: int, k: int,
                      if (w := step(spec, cur, i, j * dp, j * db, options.max_change, carry=carry))
                      is not None), None)
 
-    ok = [i for i in range(len(cur)) if moved(i) is not None]
+    ok = {i: w[i] for i in range(len(cur)) if (w := moved(i)) is not None}
     out = list(cur)
-    for i in spread(ok, min(m, len(ok))):
-        w = moved(i)
-        assert w is not None
-        out[i] = w[i]
+    for i in spread(list(ok), min(m, len(ok))):
+        out[i] = ok[i]
     return tuple(out)
 
 
@@ -266,10 +264,15 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
     return [v for v in dict.fromkeys(out) if v != cur]
 
 
+def gap(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> float:
+    """The summed gap, targets minus rates: its sign is the direction the numbers go."""
+    return sum(t - rates[d].rate for d, t in targets)
+
+
 def crossed(rates: dict[str, Rate], targets: Sequence[tuple[str, float]], direction: int) -> bool:
     """Whether the rates lie at or past the targets, seen from the side ``direction``
     came from (the summed gap has changed sign or vanished)."""
-    return sum(t - rates[d].rate for d, t in targets) * direction <= 0
+    return gap(rates, targets) * direction <= 0
 
 
 @dataclass
@@ -363,8 +366,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             if st.rounds >= options.max_rounds:
                 break
             st.rounds += 1
-            gap = sum(t - cur_rates[d].rate for d, t in targets)
-            direction = 1 if gap > 0 else -1
+            direction = 1 if gap(cur_rates, targets) > 0 else -1
             far = max(abs(t - cur_rates[d].rate) for d, t in targets) >= FAR
             # far: the large shares first, and the small ones if none helps
             found = None
@@ -408,8 +410,8 @@ def _deals(rates: dict[str, Rate]) -> int:
 
 
 def longer_steps(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
-            rated: dict[Variant, dict[str, Rate]], targets: Sequence[tuple[str, float]],
-            measure: Callable[[list[Variant]], dict[Variant, dict[str, Rate]]]) -> list[Variant]:
+                 rated: dict[Variant, dict[str, Rate]], targets: Sequence[tuple[str, float]],
+                 measure: Callable[[list[Variant]], dict[Variant, dict[str, Rate]]]) -> list[Variant]:
     """The whole deck's steps of two, three, ... up to ``max_change`` at once, only while
     every step measured in ``rated`` (grown with what is measured here) falls short of
     the targets: on a plateau one step may move nothing, but once a step reaches the
