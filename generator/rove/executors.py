@@ -17,7 +17,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
+from queue import SimpleQueue
 from typing import Any
 
 Task = Any
@@ -101,16 +102,26 @@ class LocalPoolExecutor:
             with self:
                 yield from self.map_unordered(fn, tasks, max_chunk)
             return
-        pending = {self._pool.submit(run_chunk, fn, chunk)
-                   for chunk in chunked(tasks, self.workers, max_chunk or self.max_chunk)}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    yield from fut.result()
-        finally:
-            for fut in pending:
-                fut.cancel()
+        # Finished futures arrive through a done-callback and a C queue rather than
+        # ``concurrent.futures.wait``: that takes every pending future's lock in a Python
+        # loop, and a Ctrl-C or SIGTERM raised inside the loop left some of them held, so
+        # the pool's manager thread, cancelling them at shutdown, waited forever (6 runs
+        # in 15 of `kill` during `rove check --jobs 2` hung so). ``SimpleQueue.get``
+        # holds no lock of Python's when a signal's exception leaves it.
+        finished: SimpleQueue[Future[list[tuple[int, Result]]]] = SimpleQueue()
+        pending: set[Future[list[tuple[int, Result]]]] = set()
+        for chunk in chunked(tasks, self.workers, max_chunk or self.max_chunk):
+            fut = self._pool.submit(run_chunk, fn, chunk)
+            fut.add_done_callback(finished.put)
+            pending.add(fut)
+        # The futures still pending when an exception leaves this loop are not cancelled
+        # here but by the pool's shutdown in ``__exit__``, in the pool's own manager thread:
+        # a cancel from this thread raced the manager marking them failed once the workers
+        # were ended, and the manager thread died printing a traceback (InvalidStateError)
+        while pending:
+            fut = finished.get()
+            pending.discard(fut)
+            yield from fut.result()
 
 
 class DaskExecutor:
