@@ -6,13 +6,18 @@
 Each deal is played as ``rove check`` plays it (the same task, its win replayed through
 the engine) in a pool of ``--jobs`` processes.  CPU is the games' own process time, so
 it says what the expert costs whatever else the machine runs; run it on two commits to
-compare them.  The last line per deck lists each game as its outcome's letter and
+compare them.  Each game runs in a fresh worker process, so that the worker's peak
+resident memory is that game's (a long mission search keeps every state it pushed:
+on o35's ninth deal at normal one game peaks above 2 GB); the wall time includes those
+processes' start.  The last line per deck lists each game as its outcome's letter and
 its CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import sys
 import time
 from multiprocessing import Pool
@@ -32,13 +37,14 @@ from rove.spec import load_spec  # noqa: E402
 Game = tuple[str, str, int, int, str]
 
 
-def game(task: Game) -> tuple[str, int, float]:
-    """(outcome, nodes, CPU seconds) of one expert game (``task``: spec path, its
-    fingerprint, seed, deal index, difficulty)."""
+def game(task: Game) -> tuple[str, int, float, float]:
+    """(outcome, nodes, CPU seconds, the process's peak resident MB) of one expert game
+    (``task``: spec path, its fingerprint, seed, deal index, difficulty)."""
     spec_path, fingerprint, seed, index, difficulty = task
     t = time.process_time()
     r = _expert_task(spec_path, fingerprint, index, deal_seed(seed, index), difficulty, DEFAULT_NODE_LIMIT)
-    return r["status"], r["nodes"], time.process_time() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    return r["status"], r["nodes"], time.process_time() - t, peak
 
 
 def main() -> None:
@@ -53,11 +59,14 @@ def main() -> None:
         fingerprint = spec_fingerprint(load_spec(deck))
         tasks = [(deck, fingerprint, args.seed, i, d) for d in args.difficulty.split(",") for i in range(args.deals)]
         t0 = time.monotonic()
-        with Pool(args.jobs) as pool:
+        with Pool(args.jobs, maxtasksperchild=1) as pool:
             games = pool.map(game, tasks, chunksize=1)
         wins = sum(g[0] == "won" for g in games)
         print(f"{deck}: wall {time.monotonic() - t0:.1f} s, CPU {sum(g[2] for g in games):.1f} s, "
               f"won {wins} of {len(games)}, nodes {sum(g[1] for g in games):,}")
+        top = max(range(len(games)), key=lambda k: games[k][3])
+        print(f"  peak memory a game: median {statistics.median(g[3] for g in games):,.0f} MB, "
+              f"largest {games[top][3]:,.0f} MB (deal {tasks[top][3]}, {tasks[top][4]})")
         print("  " + " ".join(f"{g[0][0]}{g[2]:.1f}" for g in games))
 
 
