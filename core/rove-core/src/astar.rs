@@ -89,6 +89,7 @@ pub fn solve_mission(
     let mut goal: Option<(u32, Action, i32)> = None;
     // one successor list, reused node after node (early nodes have hundreds)
     let mut successors = Vec::with_capacity(256);
+    let mut keys = Vec::with_capacity(256);
     while let Some(Reverse(Open { order: (f, _, at), id, g })) = open.pop() {
         if incumbent.is_some_and(|inc| f >= inc) {
             break;
@@ -100,7 +101,10 @@ pub fn solve_mission(
         budget.tick(hooks)?;
         let shift = translation(&s);
         useful_successors_into(deck, &s, &mut successors);
-        for &(a, s2) in &successors {
+        // every successor's key and hash first, its slot asked for at once (see
+        // `NodeTable::prefetch`); `None` for those that complete the mission or end
+        nodes.keys_into(&successors, may_draw, |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
+        for (&(a, s2), key) in successors.iter().zip(&keys) {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
                 // the mission is complete (in a whole game: the next one is revealed)
@@ -113,8 +117,8 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let key = canonical_key(&s2, may_draw);
-            let slot = nodes.slot(key.as_slice());
+            let Some((key, hash)) = key else { continue };
+            let slot = nodes.slot_hashed(key.as_slice(), *hash);
             if slot.known_at(g2) {
                 continue;
             }

@@ -191,6 +191,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     bounds.push((None, 0));
     lives.push(u64::MAX);
     let mut successors = Vec::with_capacity(256);
+    let mut keys = Vec::with_capacity(256);
     while let Some(Reverse((f, minus_g, at, id))) = heap.pop() {
         let g = -minus_g;
         // every open node's f is at least this key: the plans found that cost no more
@@ -230,10 +231,9 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let shift = translation(&s);
         ability_successors_into(deck, &s, &mut successors);
         let g2 = g + 1;
-        for &(a, s2) in &successors {
-            if s2.status != Status::Playing {
-                continue;
-            }
+        nodes.keys_into(&successors, may_draw, |s2| s2.status == Status::Playing, &mut keys);
+        for (&(a, s2), key) in successors.iter().zip(&keys) {
+            let Some((key, hash)) = key else { continue };
             let cells = s2.cells();
             for m in open.iter_mut() {
                 if m.cost().is_none_or(|c| g2 < c) && deck.cards[m.card as usize].mission.matches(cells) {
@@ -244,8 +244,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             }
             // no open mission can do better through s2
             let cap = open.iter().map(|m| m.cost().unwrap_or(i32::MAX)).max().unwrap_or(i32::MAX);
-            let key = canonical_key(&s2, may_draw);
-            let slot = nodes.slot(key.as_slice());
+            let slot = nodes.slot_hashed(key.as_slice(), *hash);
             if slot.known_at(g2) {
                 continue;
             }

@@ -9,11 +9,11 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::hash_table::{Entry, HashTable};
 use rustc_hash::FxBuildHasher;
 
 use crate::budget::Stop;
-use crate::state::Action;
+use crate::key::{canonical_key, KeyBuf};
+use crate::state::{Action, State};
 
 /// A plan step and the translation of the state it was made in: translated copies of a
 /// state share a key, so a step with cells is re-based when the plan is replayed.
@@ -22,16 +22,41 @@ pub type Step = (Action, i32);
 /// The root's parent.
 const NO_PARENT: u32 = u32::MAX;
 
+/// A slot of the table: a node's id, where its key starts in the arena and half its
+/// key's hash (`id == EMPTY` for a free slot); twelve bytes.
+#[derive(Clone, Copy)]
+struct Entry {
+    tag: u32,
+    id: u32,
+    at: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+const FREE: Entry = Entry { tag: 0, id: EMPTY, at: 0 };
+
+/// The half of a hash a slot keeps: keys whose tags differ are different keys.
+fn tag(hash: u64) -> u32 {
+    (hash >> 32) as u32
+}
+
 /// Node id -> cheapest cost known and (parent id, action, the parent's translation).
 ///
-/// The hash table holds a node's id and where its key starts in one arena of key
-/// bytes (eight bytes a slot), and each node's hash is kept by id.  A search probes the
-/// table once for every successor, dozens to hundreds a node while abilities are
-/// unspent, and most probes find a node already known: small slots keep more of the
-/// table in cache, the key's place in the slot saves a look-up by id before the
-/// comparison, and the stored hashes let a resize re-place slots without reading a key.
+/// The index is an open-addressing table with linear probing, at most half full, whose
+/// slots hold a node's id, where its key starts in one arena of key bytes and half the
+/// key's hash. A search probes the table once for every successor, dozens to hundreds
+/// a node while abilities are unspent, and most probes find a node already known, in a
+/// table of millions of slots: each probe is a cache miss or two, and they were most of
+/// a long mission search's time. A slot's hash rules out other keys without reading
+/// them, the key's place in the slot saves a look-up by id, a probe that goes on reads
+/// the next slots of the same cache line, and a resize hashes the keys again in the
+/// arena's order (one pass over memory read in sequence).
+/// (The generic `hashbrown` table read its control bytes, then the slot, then the key:
+/// three misses a hit where this reads two.)
 pub struct NodeTable<G> {
-    ids: HashTable<(u32, u32)>,
+    slots: Vec<Entry>,
+    /// the slot index's bit count: a hash's top bits are its first slot
+    bits: u32,
+    len: usize,
     nodes: Nodes<G>,
     /// keys the table may hold (see `budget::DEFAULT_TABLE_CAP`)
     cap: usize,
@@ -42,7 +67,6 @@ struct Nodes<G> {
     /// every node's key, one after another, each as its length (a byte: keys are
     /// shorter than 256 bytes) and its bytes
     keys: Vec<u8>,
-    hashes: Vec<u64>,
     best: Vec<G>,
     parents: Vec<(u32, Option<Action>, i32)>,
 }
@@ -56,26 +80,35 @@ impl<G> Nodes<G> {
 
     /// A new node: its id and where its key starts, or None
     /// when the arena is beyond what a slot can point into (4 GiB of keys).
-    fn push(&mut self, key: &[u8], hash: u64, g: G, parent: (u32, Option<Action>, i32)) -> Option<(u32, u32)> {
+    fn push(&mut self, key: &[u8], g: G, parent: (u32, Option<Action>, i32)) -> Option<(u32, u32)> {
         let at = u32::try_from(self.keys.len()).ok()?;
+        let id = u32::try_from(self.best.len()).ok().filter(|&id| id != EMPTY)?;
         self.keys.push(u8::try_from(key.len()).expect("keys are shorter than 256 bytes"));
         self.keys.extend_from_slice(key);
-        self.hashes.push(hash);
         self.best.push(g);
         self.parents.push(parent);
-        Some((self.best.len() as u32 - 1, at))
+        Some((id, at))
     }
+}
+
+/// The first slot of `hash` in a table of `1 << bits` slots (Fibonacci hashing: the
+/// product's top bits depend on all of the hash's bits).
+fn home(hash: u64, bits: u32) -> usize {
+    (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 impl<G: Copy + PartialOrd> NodeTable<G> {
     /// A table holding the root, node 0, at cost `g`, with room for `cap` keys.
     pub fn new(root: &[u8], g: G, cap: usize) -> Self {
-        let nodes = Nodes { keys: Vec::new(), hashes: Vec::new(), best: Vec::new(), parents: Vec::new() };
-        let mut table = NodeTable { ids: HashTable::new(), nodes, cap };
-        let hash = FxBuildHasher.hash_one(root);
-        let root_slot = table.nodes.push(root, hash, g, (NO_PARENT, None, 0)).expect("an empty arena");
-        let NodeTable { ids, nodes, .. } = &mut table;
-        ids.insert_unique(hash, root_slot, |&(id, _)| nodes.hashes[id as usize]);
+        let nodes = Nodes { keys: Vec::new(), best: Vec::new(), parents: Vec::new() };
+        let bits = 10;
+        let mut table = NodeTable { slots: vec![FREE; 1 << bits], bits, len: 0, nodes, cap };
+        let slot = table.slot(root);
+        let pos = slot.pos;
+        let hash = slot.hash;
+        let (id, at) = table.nodes.push(root, g, (NO_PARENT, None, 0)).expect("an empty arena");
+        table.slots[pos] = Entry { tag: tag(hash), id, at };
+        table.len = 1;
         table
     }
 
@@ -84,13 +117,81 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
         self.nodes.best[id as usize]
     }
 
+    /// The hash the table files `key` under.
+    pub fn hash(key: &[u8]) -> u64 {
+        FxBuildHasher.hash_one(key)
+    }
+
+    /// Ask the processor to load the first slot of `hash` now: a node's successors are
+    /// hashed first, their slots loaded together, then probed one by one, so that their
+    /// cache misses overlap instead of coming one after another.
+    pub fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let slot: *const Entry = &self.slots[home(hash, self.bits)];
+            // SAFETY: a prefetch is only a hint; it reads nothing and the address is a
+            // slot of the table.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = hash;
+    }
+
+    /// The canonical key and hash of each successor that `wanted` keeps (`None` for the
+    /// others) into `out`, every slot prefetched: the successors' probes then find their
+    /// slots in cache.
+    pub fn keys_into(&self, successors: &[(Action, State)], may_draw: bool, wanted: impl Fn(&State) -> bool,
+                     out: &mut Vec<Option<(KeyBuf, u64)>>) {
+        out.clear();
+        out.extend(successors.iter().map(|(_, s2)| {
+            wanted(s2).then(|| {
+                let key = canonical_key(s2, may_draw);
+                let hash = Self::hash(key.as_slice());
+                self.prefetch(hash);
+                (key, hash)
+            })
+        }));
+    }
+
     /// Where the state of `key` stands: one probe finds its node or the place for it.
     pub fn slot<'t>(&'t mut self, key: &'t [u8]) -> Slot<'t, G> {
-        let hash = FxBuildHasher.hash_one(key);
-        let full = self.ids.len() >= self.cap;
-        let NodeTable { ids, nodes, .. } = self;
-        let entry = ids.entry(hash, |&(_, at)| nodes.holds(at, key), |&(id, _)| nodes.hashes[id as usize]);
-        Slot { entry, key, hash, nodes, full }
+        self.slot_hashed(key, Self::hash(key))
+    }
+
+    /// [`NodeTable::slot`] of a key whose [`NodeTable::hash`] is `hash`.
+    pub fn slot_hashed<'t>(&'t mut self, key: &'t [u8], hash: u64) -> Slot<'t, G> {
+        let mask = self.slots.len() - 1;
+        let mut pos = home(hash, self.bits);
+        loop {
+            let e = self.slots[pos];
+            if e.id == EMPTY {
+                return Slot { table: self, key, hash, pos, found: None };
+            }
+            if e.tag == tag(hash) && self.nodes.holds(e.at, key) {
+                return Slot { table: self, key, hash, pos, found: Some(e.id) };
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    /// Twice the slots, every node placed again by its key's hash, the keys read in the
+    /// arena's order (node 0's first, each after the one before).
+    fn grow(&mut self) {
+        self.bits += 1;
+        let mask = (1usize << self.bits) - 1;
+        self.slots = vec![FREE; 1 << self.bits];
+        let keys = &self.nodes.keys;
+        let mut at = 0;
+        for id in 0..self.nodes.best.len() {
+            let key = &keys[at + 1..at + 1 + usize::from(keys[at])];
+            let hash = Self::hash(key);
+            let mut pos = home(hash, self.bits);
+            while self.slots[pos].id != EMPTY {
+                pos = (pos + 1) & mask;
+            }
+            self.slots[pos] = Entry { tag: tag(hash), id: id as u32, at: at as u32 };
+            at += 1 + key.len();
+        }
     }
 
     /// The steps from the root to node `id`, by the parent links.
@@ -111,20 +212,18 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
 
 /// A state's place in a [`NodeTable`], between the look-up and the decision to record it.
 pub struct Slot<'a, G> {
-    entry: Entry<'a, (u32, u32)>,
+    table: &'a mut NodeTable<G>,
     key: &'a [u8],
     hash: u64,
-    nodes: &'a mut Nodes<G>,
-    full: bool,
+    /// the slot that holds the key, or the free slot where it goes
+    pos: usize,
+    found: Option<u32>,
 }
 
 impl<G: Copy + PartialOrd> Slot<'_, G> {
     /// Whether the state is known already at cost `g` or less (nothing to gain from it).
     pub fn known_at(&self, g: G) -> bool {
-        match &self.entry {
-            Entry::Occupied(o) => self.nodes.best[o.get().0 as usize] <= g,
-            Entry::Vacant(_) => false,
-        }
+        self.found.is_some_and(|id| self.table.nodes.best[id as usize] <= g)
     }
 
     /// Record the state at cost `g`, reached from node `parent` by `action` made in a
@@ -133,21 +232,21 @@ impl<G: Copy + PartialOrd> Slot<'_, G> {
     /// every entry to rebuild its plans).
     pub fn record(self, g: G, parent: u32, action: Action, shift: i32) -> Result<u32, Stop> {
         let step = (parent, Some(action), shift);
-        match self.entry {
-            Entry::Occupied(o) => {
-                let old = o.get().0 as usize;
-                self.nodes.best[old] = g;
-                self.nodes.parents[old] = step;
-                Ok(old as u32)
-            }
-            Entry::Vacant(v) => {
-                if self.full {
-                    return Err(Stop::Limit);
-                }
-                let slot = self.nodes.push(self.key, self.hash, g, step).ok_or(Stop::Limit)?;
-                v.insert(slot);
-                Ok(slot.0)
-            }
+        let table = self.table;
+        if let Some(id) = self.found {
+            table.nodes.best[id as usize] = g;
+            table.nodes.parents[id as usize] = step;
+            return Ok(id);
         }
+        if table.len >= table.cap {
+            return Err(Stop::Limit);
+        }
+        let (id, at) = table.nodes.push(self.key, g, step).ok_or(Stop::Limit)?;
+        table.slots[self.pos] = Entry { tag: tag(self.hash), id, at };
+        table.len += 1;
+        if 2 * table.len > table.slots.len() {
+            table.grow();
+        }
+        Ok(id)
     }
 }

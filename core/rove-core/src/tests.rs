@@ -12,6 +12,7 @@ use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::canonical_key;
 use crate::rules::{successors, useful_successors};
 use crate::state::{AbilityArg, Action, Cards, State, Status};
+use crate::nodes::NodeTable;
 use crate::store::StateStore;
 
 fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
@@ -447,4 +448,35 @@ fn a_packed_state_unpacks_equal() {
     for (i, x) in states.iter().enumerate() {
         assert_eq!(store.get(i), *x);
     }
+}
+
+#[test]
+fn the_node_table_finds_every_key_it_recorded_across_its_growths() {
+    // keys of several lengths, some sharing prefixes, many more than the first table holds
+    let key = |i: u32| -> Vec<u8> {
+        let mut k = i.to_le_bytes().to_vec();
+        k.truncate(1 + (i % 4) as usize);
+        k.extend(std::iter::repeat_n(7, (i % 5) as usize));
+        k
+    };
+    let mut keys: Vec<Vec<u8>> = (0..200_000).map(key).collect();
+    keys.sort();
+    keys.dedup();
+    let mut t: NodeTable<i32> = NodeTable::new(&keys[0], 0, usize::MAX);
+    let a = Action::Play { card: 0, bonus: false };
+    for (i, k) in keys.iter().enumerate().skip(1) {
+        let slot = t.slot(k);
+        assert!(!slot.known_at(i32::MAX), "key {i} found before it was recorded");
+        assert_eq!(slot.record(i as i32, 0, a, 0), Ok(i as u32));
+    }
+    for (i, k) in keys.iter().enumerate() {
+        let slot = t.slot(k);
+        assert!(slot.known_at(i as i32) && !slot.known_at(i as i32 - 1), "key {i}");
+        assert_eq!(t.best(i as u32), i as i32);
+    }
+    // a known key re-recorded more cheaply keeps its id; a key beyond the cap is a Limit
+    assert_eq!(t.slot(&keys[5]).record(-1, 0, a, 0), Ok(5));
+    assert_eq!(t.best(5), -1);
+    let mut small: NodeTable<i32> = NodeTable::new(&keys[0], 0, 1);
+    assert_eq!(small.slot(&keys[1]).record(1, 0, a, 0), Err(Stop::Limit));
 }
