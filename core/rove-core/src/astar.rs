@@ -102,7 +102,7 @@ pub fn solve_mission(
         let shift = translation(&s);
         useful_successors_into(deck, &s, &mut successors);
         // every successor's key and hash first, its slot asked for at once (see
-        // `NodeTable::prefetch`); `None` for those that complete the mission or end
+        // `NodeTable::prefetch`); `None` for those that complete the mission or leave play
         nodes.keys_into(&successors, may_draw, |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
         for (&(a, s2), key) in successors.iter().zip(&keys) {
             let g2 = add(g, &a);
