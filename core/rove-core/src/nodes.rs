@@ -56,7 +56,6 @@ pub struct NodeTable<G> {
     slots: Vec<Entry>,
     /// the slot index's bit count: a hash's top bits are its first slot
     bits: u32,
-    len: usize,
     nodes: Nodes<G>,
     /// keys the table may hold (see `budget::DEFAULT_TABLE_CAP`)
     cap: usize,
@@ -72,10 +71,14 @@ struct Nodes<G> {
 }
 
 impl<G> Nodes<G> {
+    /// The key kept at `at`.
+    fn key(&self, at: usize) -> &[u8] {
+        &self.keys[at + 1..at + 1 + usize::from(self.keys[at])]
+    }
+
     /// Whether the key kept at `at` is `key`.
     fn holds(&self, at: u32, key: &[u8]) -> bool {
-        let at = at as usize;
-        usize::from(self.keys[at]) == key.len() && &self.keys[at + 1..at + 1 + key.len()] == key
+        self.key(at as usize) == key
     }
 
     /// A new node: its id and where its key starts, or None
@@ -102,14 +105,21 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
     pub fn new(root: &[u8], g: G, cap: usize) -> Self {
         let nodes = Nodes { keys: Vec::new(), best: Vec::new(), parents: Vec::new() };
         let bits = 10;
-        let mut table = NodeTable { slots: vec![FREE; 1 << bits], bits, len: 0, nodes, cap };
-        let slot = table.slot(root);
-        let pos = slot.pos;
-        let hash = slot.hash;
-        let (id, at) = table.nodes.push(root, g, (NO_PARENT, None, 0)).expect("an empty arena");
-        table.slots[pos] = Entry { tag: tag(hash), id, at };
-        table.len = 1;
+        let mut table = NodeTable { slots: vec![FREE; 1 << bits], bits, nodes, cap };
+        let Slot { pos, hash, .. } = table.slot(root);
+        table.insert(pos, hash, root, g, (NO_PARENT, None, 0)).expect("an empty arena");
         table
+    }
+
+    /// A new node in the free slot `pos` of its key's `hash`: its id, or None when the
+    /// arena is full (see `Nodes::push`).  The table doubles once it is half full.
+    fn insert(&mut self, pos: usize, hash: u64, key: &[u8], g: G, parent: (u32, Option<Action>, i32)) -> Option<u32> {
+        let (id, at) = self.nodes.push(key, g, parent)?;
+        self.slots[pos] = Entry { tag: tag(hash), id, at };
+        if 2 * self.nodes.best.len() > self.slots.len() {
+            self.grow();
+        }
+        Some(id)
     }
 
     /// The cheapest cost known for node `id`.
@@ -180,10 +190,9 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
         self.bits += 1;
         let mask = (1usize << self.bits) - 1;
         self.slots = vec![FREE; 1 << self.bits];
-        let keys = &self.nodes.keys;
         let mut at = 0;
         for id in 0..self.nodes.best.len() {
-            let key = &keys[at + 1..at + 1 + usize::from(keys[at])];
+            let key = self.nodes.key(at);
             let hash = Self::hash(key);
             let mut pos = home(hash, self.bits);
             while self.slots[pos].id != EMPTY {
@@ -238,15 +247,9 @@ impl<G: Copy + PartialOrd> Slot<'_, G> {
             table.nodes.parents[id as usize] = step;
             return Ok(id);
         }
-        if table.len >= table.cap {
+        if table.nodes.best.len() >= table.cap {
             return Err(Stop::Limit);
         }
-        let (id, at) = table.nodes.push(self.key, g, step).ok_or(Stop::Limit)?;
-        table.slots[self.pos] = Entry { tag: tag(self.hash), id, at };
-        table.len += 1;
-        if 2 * table.len > table.slots.len() {
-            table.grow();
-        }
-        Ok(id)
+        table.insert(self.pos, self.hash, self.key, g, step).ok_or(Stop::Limit)
     }
 }
