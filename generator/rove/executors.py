@@ -109,19 +109,15 @@ class LocalPoolExecutor:
         # in 15 of `kill` during `rove check --jobs 2` hung so). ``SimpleQueue.get``
         # holds no lock of Python's when a signal's exception leaves it.
         finished: SimpleQueue[Future[list[tuple[int, Result]]]] = SimpleQueue()
-        pending: set[Future[list[tuple[int, Result]]]] = set()
-        for chunk in chunked(tasks, self.workers, max_chunk or self.max_chunk):
-            fut = self._pool.submit(run_chunk, fn, chunk)
-            fut.add_done_callback(finished.put)
-            pending.add(fut)
+        chunks = chunked(tasks, self.workers, max_chunk or self.max_chunk)
+        for chunk in chunks:
+            self._pool.submit(run_chunk, fn, chunk).add_done_callback(finished.put)
         # The futures still pending when an exception leaves this loop are not cancelled
         # here but by the pool's shutdown in ``__exit__``, in the pool's own manager thread:
         # a cancel from this thread raced the manager marking them failed once the workers
         # were ended, and the manager thread died printing a traceback (InvalidStateError)
-        while pending:
-            fut = finished.get()
-            pending.discard(fut)
-            yield from fut.result()
+        for _ in chunks:
+            yield from finished.get().result()
 
 
 class DaskExecutor:
