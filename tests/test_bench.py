@@ -30,6 +30,8 @@ LIGHT = [
     ("grading.py", ["--count", "5"]),
     ("memory.py", ["--nodes", "1,2000"]),
     ("play.py", ["--moves", "3"]),
+    ("seer.py", ["--decks", "classic", "--deals", "1", "--difficulty", "normal", "--nodes", "20000",
+                 "--jobs", "1"]),
     ("solve.py", ["--puzzles", "2", "--deals", "2", "--time-limit", "5"]),
     ("startup.py", ["--runs", "3"]),
     ("static.py", ["--starts", "2", "--repeat", "1"]),

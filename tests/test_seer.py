@@ -96,6 +96,47 @@ def test_the_seers_win_replays_and_is_the_same_every_time(seen_deal: Any) -> Non
     assert short.plan is None and short.nodes <= 5_000 and short.discrepancies == -1
 
 
+def test_the_narrow_tree_first_and_the_wide_one_only_once_it_is_tried_whole(
+        seen_deal: Any, specs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probes get ``PROBE_WIDTHS[0]`` nodes until the narrow tree wins or is tried whole;
+    only then the wide tree's.  A deal the narrow tree wins never sees a wide probe; on a
+    lost deal both trees are tried whole (the result says a pass cut nothing), the wide
+    one after every narrow decision; and a seer given one width is the wide seer alone."""
+    import rove.solve.seer as seer
+
+    widths: list[int] = []
+    real = seer.candidates
+
+    def counted(deck: Deck, s: Any, budget: Any) -> Any:
+        widths.append(budget.probe_nodes)
+        return real(deck, s, budget)
+
+    monkeypatch.setattr(seer, "candidates", counted)
+    narrow, wide = seer.PROBE_WIDTHS
+    assert narrow < wide
+    pos, deck = seen_deal
+    won = seek(deck, state_from_position(deck, pos), 2_000_000)
+    assert won.plan is not None and set(widths) == {narrow} and won.decisions == len(widths)
+    spec = load_spec(specs["row"])
+    for seed in range(12):
+        lost_pos = deal(spec, seed, "impossible")
+        lost_deck = Deck(spec, lost_pos.rules)
+        start = state_from_position(lost_deck, lost_pos)
+        if start.status != PLAYING:
+            continue
+        widths.clear()
+        r = seek(lost_deck, start, 2_000_000)
+        assert r.plan is None and r.discrepancies >= 0  # every line of both trees tried
+        assert widths and widths == sorted(widths) and set(widths) == {narrow, wide}
+        assert r.decisions == len(widths)
+        widths.clear()
+        alone = seek(lost_deck, start, 2_000_000, probe_widths=(wide,))
+        assert alone.plan is None and set(widths) == {wide}
+        break
+    else:
+        pytest.fail("no row deal in play at its start among 12 seeds")
+
+
 def test_solve_runs_the_seer_only_past_the_exact_searchs_limit(seen_deal: Any) -> None:
     """Past its node limit the exact search is unknown; with the seer's nodes the deal is
     solved (not proven cheapest), the seer named as the witness, both searches' nodes

@@ -20,7 +20,18 @@ the next mission (:mod:`.expert`).  The seer is that judgement turned into a win
   departs from the ranking once, then twice, and so on while its node budget lasts.  A
   heuristic that is right most of the time is wrong at few decisions on a winning line,
   and discrepancy search reaches such lines long before a depth-first search that
-  backtracks from the bottom.
+  backtracks from the bottom;
+* it walks a narrow tree first, then a wide one (:data:`PROBE_WIDTHS`): the probes (the
+  searches after another first action, the look-ahead) get 500 nodes in the first tree
+  and the expert's 2,000 in the second, which it enters only when every line of the
+  first was tried without a win.  Most probes that need more than a few hundred nodes
+  are stuck on the plateau of free ability uses (every layout those reach costs no
+  point, so A* walks them all before it spends one) and need tens of thousands: at
+  2,000 they still stop short and only cost nodes, and they were four fifths of the
+  seer's nodes.  The narrow tree ranks its candidates sooner and reaches the
+  discrepancies that win long before the wide one (``python bench/seer.py`` has the
+  figures); on a deck whose narrow tree is small it is soon tried whole, and the wide
+  one still finds the wins only it has.
 
 A line it finds is a win of the real deal, replayed through the engine like every plan
 (:func:`rove.replay.verify_plan` in the callers).  Finding none proves nothing: the seer
@@ -50,6 +61,8 @@ from .expert import (
 from .result import plan_cost
 
 DEFAULT_SEARCH_NODES = 100_000  # the cap of each main search (a decision's own plan)
+PROBE_WIDTHS: tuple[int, ...] = (500, DEFAULT_PROBE_NODES)
+"""The probes' nodes in each tree the seer walks, in order (see the module's docstring)."""
 
 Completion = tuple[list[Action], State]
 """A completion of a mission: its plan and the state after it."""
@@ -174,36 +187,47 @@ def discrepancy_search(start: State, children: Callable[[State], Sequence[Comple
 
 
 def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_SEARCH_NODES,
-         probe_nodes: int = DEFAULT_PROBE_NODES, check: Callable[[], None] | None = None) -> SeerResult:
+         probe_widths: Sequence[int] = PROBE_WIDTHS, check: Callable[[], None] | None = None,
+         ) -> SeerResult:
     """Look for a win of the deal from ``start`` within ``node_limit`` mission-search nodes
-    (:func:`discrepancy_search` over :func:`candidates`).  It ends at a win, when its
-    nodes run out, or when a pass cut nothing (every line of the ranked tree was tried).
-    ``check()`` is called before each decision is ranked; it may raise to stop the seer
-    (the coach's stale jobs do)."""
+    (:func:`discrepancy_search` over :func:`candidates`), in one tree per probe width in
+    turn.  It ends at a win, when its nodes run out, or when a pass of the last tree cut
+    nothing (every line of every tree was tried).  ``check()`` is called before each
+    decision is ranked; it may raise to stop the seer (the coach's stale jobs do)."""
     # the main searches are capped, where the expert's get all the game has left: a decision
     # the expert would pour a million nodes into is one the seer does better to leave
     # for its alternatives, and an A* search keeps every state it generates (about 3 to
     # 11 KB a node on a six-module deck with abilities left, docs/LIMITS.md), so the cap
-    # also bounds the seer's memory (about 1.1 GB at most at the default 100,000)
-    budget = PlayerBudget(node_limit, probe_nodes, max_search=search_nodes)
-    ranked: dict[State, list[Completion]] = {}
+    # also bounds the seer's memory (about 1.1 GB at most at the default 100,000).
+    # One budget for all the trees: its memo answers a search again under any cap the
+    # answer holds for, so the wide tree's main searches are the narrow one's, for free.
+    budget = PlayerBudget(node_limit, probe_widths[0], max_search=search_nodes)
+    decisions = 0
+    deepest = start.done
+    plan: list[Action] | None = None
+    k = -1
+    for width in probe_widths:
+        budget.probe_nodes = width
+        ranked: dict[State, list[Completion]] = {}
 
-    def children(s: State) -> list[Completion]:
-        # each state's completions are ranked once (that costs nodes; walking them
-        # again in a later pass does not)
-        got = ranked.get(s)
-        if got is None:
-            if check is not None:
-                check()
-            if budget.left <= 0:
-                raise OutOfNodes
-            got = ranked[s] = candidates(deck, s, budget)
-        return got
+        def children(s: State, ranked: dict[State, list[Completion]] = ranked) -> list[Completion]:
+            # each state's completions are ranked once a tree (that costs nodes; walking
+            # them again in a later pass does not)
+            got = ranked.get(s)
+            if got is None:
+                if check is not None:
+                    check()
+                if budget.left <= 0:
+                    raise OutOfNodes
+                got = ranked[s] = candidates(deck, s, budget)
+            return got
 
-    try:
-        plan, k = discrepancy_search(start, children)
-    except OutOfNodes:
-        plan = None
-        k = -1
-    deepest = max((s.done for s in ranked), default=start.done)
-    return SeerResult(None if plan is None else tuple(plan), budget.used, len(ranked), k, deepest)
+        try:
+            plan, k = discrepancy_search(start, children)
+        except OutOfNodes:
+            plan, k = None, -1
+        decisions += len(ranked)
+        deepest = max(deepest, max((s.done for s in ranked), default=start.done))
+        if plan is not None or k < 0:
+            break
+    return SeerResult(None if plan is None else tuple(plan), budget.used, decisions, k, deepest)
