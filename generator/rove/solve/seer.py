@@ -71,9 +71,10 @@ Completion = tuple[list[Action], State]
 @dataclass(frozen=True)
 class SeerResult:
     """What the seer found: a winning plan (None: none found, which proves nothing), the
-    mission-search nodes it spent, the states it ranked completions from (decisions),
-    the discrepancies of its last pass (-1: its nodes ran out before a pass ended) and
-    the most missions done at a decision (how far its deepest line got)."""
+    mission-search nodes it spent, the states it ranked completions from (decisions,
+    counted in each tree it walked), the discrepancies of the last tree's last pass (-1:
+    its nodes ran out before a pass ended) and the most missions done at a decision
+    (how far its deepest line got)."""
 
     plan: tuple[Action, ...] | None
     nodes: int
