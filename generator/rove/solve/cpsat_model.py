@@ -85,14 +85,11 @@ forbidden for mission goals.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-import numpy as np
 from ortools.sat.python import cp_model
 
 from ..actions import Action
@@ -123,43 +120,6 @@ class Step:
     sensor: Lit = False
     move_any: Lit = False
     play_any: Lit = False
-    #: literals of every way a module moves other than by its own move: pushed by a
-    #: push move, swapped, shifted, placed, or a Coil's own use (see ``_reach_bound``)
-    displaced: list[Lit] = field(default_factory=list)
-
-
-def _bounds(v: Any) -> tuple[int, int]:
-    """The domain bounds of an integer variable or constant."""
-    if isinstance(v, int):
-        return v, v
-    dom = list(v.proto.domain)  # (the proto's repeated field reads index -1 as 0)
-    return int(dom[0]), int(dom[-1])
-
-
-@lru_cache(maxsize=256)
-def _distances(vectors: frozenset[tuple[int, int]], cap: int, radius: int) -> np.ndarray:
-    """``D[r + dx, r + dy]``: the fewest vectors (repeats allowed) summing to ``(dx, dy)``,
-    capped at ``cap``, for offsets up to ``radius`` on either axis (``r`` the array's own
-    half-width).  Breadth first on a grid wide enough that every path of fewer than
-    ``cap`` vectors stays on it, so no capped value is too large."""
-    step = max((max(abs(a), abs(b)) for a, b in vectors), default=0)
-    r = max(radius, (cap - 1) * step)
-    size = 2 * r + 1
-    dist = np.full((size, size), cap, dtype=np.int16)
-    front = np.zeros((size, size), dtype=bool)
-    front[r, r] = True
-    dist[r, r] = 0
-    for depth in range(1, cap):
-        nxt = np.zeros_like(front)
-        for a, b in vectors:
-            src = front[max(0, -a):size - max(0, a), max(0, -b):size - max(0, b)]
-            nxt[max(0, a):size - max(0, -a), max(0, b):size - max(0, -b)] |= src
-        nxt &= dist == cap
-        if not nxt.any():
-            break
-        dist[nxt] = depth
-        front = nxt
-    return dist
 
 
 class Queue:
@@ -670,7 +630,6 @@ class RoveModel:
                                 r = self.rel(t, i, j, dist * ddx, dist * ddy)
                                 pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
                                 if pushed is not False:
-                                    st.displaced.append(pushed)
                                     const_dx[j].append((pushed, ddx))
                                     const_dy[j].append((pushed, ddy))
                             run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
@@ -712,7 +671,6 @@ class RoveModel:
             for p, q in combinations(range(n), 2):
                 sw = m.new_bool_var(f"swap{t}_{self.codes[p]}{self.codes[q]}")
                 st.swaps[p, q] = sw
-                st.displaced.append(sw)
                 var_fx[p].append((sw, X[q], Y[q]))
                 var_fx[q].append((sw, X[p], Y[p]))
             m.add(sum(st.swaps.values()) == self.as_int(laser))
@@ -725,7 +683,6 @@ class RoveModel:
                     sh = m.new_bool_var(f"shift{t}_{self.codes[j]}{name}")
                     self.require_empty([sh], t, j, ddx, ddy)
                     st.shifts[j, name] = sh
-                    st.displaced.append(sh)
                     const_dx[j].append((sh, ddx))
                     const_dy[j].append((sh, ddy))
             self.m.add(sum(st.shifts.values()) == self.as_int(motor))
@@ -748,13 +705,11 @@ class RoveModel:
                         pl = m.new_bool_var(f"place{t}_{self.codes[a]}_{self.codes[j]}{name}")
                         self.require_empty([pl], t, a, ddx, ddy, besides)
                         st.places[a, j, name] = pl
-                        st.displaced.append(pl)
                         var_fx[j].append((pl, X[a] + ddx, Y[a] + ddy))
                         opts.append(pl)
                 m.add(sum(opts) == self.as_int(lit_on))
             elif self.ability[a] == "coil":
                 st.coils[a] = lit_on
-                st.displaced.append(lit_on)
                 var_fx[a].append((lit_on, None, None))
                 bx = m.new_bool_var(f"coilx{t}")
                 by = m.new_bool_var(f"coily{t}")
@@ -1031,7 +986,6 @@ class RoveModel:
         self.clause([self.match(self.T, pat, ("ms", s.mission), half=True)])
         self._change_bound(pat)
         self._distance_to_goal(pat)
-        self._reach_bound(pat)
 
     def fill_lits(self, t: int) -> list[Lit]:
         """The occupancy-changing actions of step ``t`` (see ``fills``)."""
@@ -1050,16 +1004,14 @@ class RoveModel:
         x0, x1, y0, y1 = self.box
         cells = list(pat.cells)
         named = [(c, v) for c, v in cells if v not in (ANY, EMPTY)]
+        tx = m.new_int_var(x0 - 2 * T - 8, x1 + 2 * T + 8, "tau_x")
+        ty = m.new_int_var(y0 - 2 * T - 8, y1 + 2 * T + 8, "tau_y")
         if named:
             (ax, ay), code = named[0]
             anchors = [(self.deck.index[code], ax, ay)]
         else:
             ax, ay = next(c for c, v in cells if v == ANY)
             anchors = [(j, ax, ay) for j in range(n)]
-        # some anchor option holds in every solution and fixes tau from the anchor's last
-        # cell, which lies in the window grown by T
-        tx = m.new_int_var(x0 - T - ax, x1 + T - ax, "tau_x")
-        ty = m.new_int_var(y0 - T - ay, y1 + T - ay, "tau_y")
         options = self._match_options.get((T, "ms", self.start.mission), [])
         for (j, ax, ay), opt in zip(anchors, options):
             m.add(tx == self.X[T][j] - ax).only_enforce_if(self.lit(opt))
@@ -1093,119 +1045,6 @@ class RoveModel:
                 m.add(sum(holes) <= rest)
             if blocks:
                 m.add(sum(blocks) <= rest)
-
-    def _reach_bound(self, pat: Pattern) -> None:
-        """Redundant, per state ``t``: while no module is moved but by its own moves in
-        steps ``t..T-1`` (``quiet[t]``: nothing pushed, swapped, shifted, placed, no Coil
-        use), the moves of those steps are at least, summed over the pattern's filled
-        cells, the fewest own moves any module that can fill the cell needs to reach it.
-
-        Why it is sound: in the last state the pattern lands at ``tau`` and its filled
-        cells hold distinct modules (a named cell its module; so a named module fills no
-        other cell).  Under ``quiet[t]`` the module filling cell ``c`` got from its cell
-        in state ``t`` to ``tau + c`` by its own moves only, each one of its move vectors
-        (``k`` cells in an arrow's direction, every ``(module, direction, k)`` the model
-        has a literal for, either side), so it made at least ``D_i(tau + c - cell)`` of
-        them, ``D_i`` the fewest such vectors summing to that offset (obstacles, jump
-        gaps and push runs ignored: fewer, never more, than any real plan).  Distinct
-        modules make distinct moves, and every move is one module's, so the sum of the
-        per-cell minima is at most the moves left.  The holes bound counts each empty
-        cell as one move; this counts the moves a module's own arrows need (a Gripper's
-        king distance, a Motor's Manhattan distance, a Laser's colour it cannot leave).
-        ``D`` is capped at ``T + 1`` (more than any moves left), a lower bound still."""
-        m, T, n = self.m, self.T, self.n
-        tx, ty = self.tau
-        cap = T + 1
-        # experiment switch: ``t0`` (start only), ``named`` (also the named module at
-        # every state, the figures of docs/internals/cpsat.md), ``all`` (every module)
-        mode = os.environ.get("ROVE_CPSAT_REACH", "named")
-        vectors: list[set[tuple[int, int]]] = [set() for _ in range(n)]
-        for st in self.steps:
-            for (i, name, k) in st.moves:
-                way = DIRECTION_BY_NAME[name]
-                vectors[i].add((k * way.dx, k * way.dy))
-        cells = [(c, v) for c, v in pat.cells if v != EMPTY]
-        named = {self.deck.index[v] for _, v in cells if v != ANY}
-        cands = {c: [self.deck.index[v]] if v != ANY else [i for i in range(n) if i not in named]
-                 for c, v in cells}
-        quiet: Lit = True
-        rest: Any = 0
-        for t in range(T - 1, -1, -1):
-            st = self.steps[t]
-            quiet = self.conj([quiet, *(self.neg(x) for x in st.displaced)], f"quiet{t}")
-            rest = rest + self.as_int(st.move_any)
-            if quiet is False:
-                break
-            if t == 0:
-                # the start is known: one table over the final translation
-                lo_x, hi_x = _bounds(tx)
-                lo_y, hi_y = _bounds(ty)
-                start = [(self.X[0][i], self.Y[0][i]) for i in range(n)]
-                tabs = []
-                for i in range(n):
-                    radius = max(max(abs(lo_x + px - start[i][0]), abs(hi_x + px - start[i][0]),
-                                     abs(lo_y + py - start[i][1]), abs(hi_y + py - start[i][1]))
-                                 for (px, py), _ in cells)
-                    tabs.append(_distances(frozenset(vectors[i]), cap, radius))
-                rows = []
-                worst = 0
-                for X in range(lo_x, hi_x + 1):
-                    for Y in range(lo_y, hi_y + 1):
-                        need = 0
-                        for (px, py), _ in cells:
-                            best = cap
-                            for i in cands[px, py]:
-                                tab = tabs[i]
-                                r = (tab.shape[0] - 1) // 2
-                                best = min(best, int(tab[r + X + px - start[i][0], r + Y + py - start[i][1]]))
-                            need += best
-                        worst = max(worst, need)
-                        rows.append((X, Y, need))
-                need_var = m.new_int_var(0, worst, "reach0")
-                m.add_allowed_assignments([tx, ty, need_var], rows)
-                m.add(need_var <= rest).only_enforce_if(self.lit(quiet))
-                continue
-            if mode == "t0":
-                continue
-            ox: dict[int, Any] = {}
-            oy: dict[int, Any] = {}
-            for i in range(n):
-                if mode == "named" and i not in named:
-                    continue
-                for P, tau, store, axis in ((self.X[t], tx, ox, "x"), (self.Y[t], ty, oy, "y")):
-                    lo_p, hi_p = _bounds(P[i])
-                    lo_t, hi_t = _bounds(tau)
-                    o = m.new_int_var(lo_p - hi_t, hi_p - lo_t, f"reach{axis}{t}_{self.codes[i]}")
-                    m.add(o == P[i] - tau)
-                    store[i] = o
-            mins = []
-            for (px, py), v in cells:
-                if mode == "named" and v == ANY:
-                    continue
-                ds: list[Any] = []
-                for i in cands[px, py]:
-                    lo_x, hi_x = _bounds(ox[i])
-                    lo_y, hi_y = _bounds(oy[i])
-                    table = _distances(frozenset(vectors[i]), cap,
-                                       max(abs(px - lo_x), abs(px - hi_x), abs(py - lo_y), abs(py - hi_y)))
-                    r = (table.shape[0] - 1) // 2
-                    rows = [(a, b, int(table[r + px - a, r + py - b]))
-                            for a in range(lo_x, hi_x + 1) for b in range(lo_y, hi_y + 1)]
-                    if all(d == 0 for _, _, d in rows):
-                        ds.append(0)
-                        continue
-                    d = m.new_int_var(0, cap, f"reach{t}_{self.codes[i]}_{px}_{py}")
-                    m.add_allowed_assignments([ox[i], oy[i], d], rows)
-                    ds.append(d)
-                if not ds or any(isinstance(d, int) for d in ds):
-                    continue
-                mn = m.new_int_var(0, cap, f"reachmin{t}_{px}_{py}")
-                m.add_min_equality(mn, ds)
-                mins.append(mn)
-            if mins:
-                m.add(sum(mins) <= rest).only_enforce_if(self.lit(quiet))
-        if os.environ.get("ROVE_CPSAT_TAU_FIRST"):
-            m.add_decision_strategy([tx, ty], cp_model.CHOOSE_MIN_DOMAIN_SIZE, cp_model.SELECT_MIN_VALUE)
 
     def _points_left(self) -> None:
         """Redundant: the moves of steps ``t..T-1`` are at most the points held in state
