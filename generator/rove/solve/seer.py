@@ -203,32 +203,33 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     # One budget for all the trees: its memo answers a search again under any cap the
     # answer holds for, so the wide tree's main searches are the narrow one's, for free.
     budget = PlayerBudget(node_limit, probe_widths[0], max_search=search_nodes)
+    ranked: dict[State, list[Completion]] = {}  # the tree being walked's decisions
+
+    def children(s: State) -> list[Completion]:
+        # each state's completions are ranked once a tree (that costs nodes; walking
+        # them again in a later pass does not)
+        got = ranked.get(s)
+        if got is None:
+            if check is not None:
+                check()
+            if budget.left <= 0:
+                raise OutOfNodes
+            got = ranked[s] = candidates(deck, s, budget)
+        return got
+
     decisions = 0
     deepest = start.done
     plan: list[Action] | None = None
     k = -1
     for width in probe_widths:
         budget.probe_nodes = width
-        ranked: dict[State, list[Completion]] = {}
-
-        def children(s: State, ranked: dict[State, list[Completion]] = ranked) -> list[Completion]:
-            # each state's completions are ranked once a tree (that costs nodes; walking
-            # them again in a later pass does not)
-            got = ranked.get(s)
-            if got is None:
-                if check is not None:
-                    check()
-                if budget.left <= 0:
-                    raise OutOfNodes
-                got = ranked[s] = candidates(deck, s, budget)
-            return got
-
+        ranked = {}
         try:
             plan, k = discrepancy_search(start, children)
         except OutOfNodes:
             plan, k = None, -1
         decisions += len(ranked)
-        deepest = max(deepest, max((s.done for s in ranked), default=start.done))
+        deepest = max([deepest, *(s.done for s in ranked)])
         if plan is not None or k < 0:
             break
     return SeerResult(None if plan is None else tuple(plan), budget.used, decisions, k, deepest)
