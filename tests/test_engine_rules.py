@@ -901,9 +901,9 @@ class TestOneHome:
     """Each rule has one definition that every caller uses."""
 
     def test_the_sensor_draw_count_is_the_engines(self) -> None:
-        from rove.solve import astar, heuristic, nodes
+        from rove.solve import heuristic, nodes
 
-        for module in (astar, heuristic, nodes):
+        for module in (heuristic, nodes):
             assert module.sensor_draws_left is sensor_draws_left, module.__name__
 
     @pytest.mark.parametrize("target", ["active_or_spent", "active_only"])

@@ -231,7 +231,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let shift = translation(&s);
         ability_successors_into(deck, &s, &mut successors);
         let g2 = g + 1;
-        nodes.keys_into(&successors, may_draw, |s2| s2.status == Status::Playing, &mut keys);
+        nodes.keys_into(&successors, |s2| canonical_key(s2, may_draw), |s2| s2.status == Status::Playing, &mut keys);
         for (&(a, s2), key) in successors.iter().zip(&keys) {
             let Some((key, hash)) = key else { continue };
             let cells = s2.cells();

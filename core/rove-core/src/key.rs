@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::deck::MAX_MODULES;
+use crate::deck::{Deck, MAX_MODULES};
 use crate::grid::{bounds, pack, unpack};
 use crate::state::{State, MAX_CARDS};
 
@@ -24,14 +24,46 @@ pub fn translation(s: &State) -> i32 {
 /// also the current card and both pile orders (needed whenever a draw can still
 /// matter).  The same fields as `rove.solve.nodes.canonical_key`.
 pub fn canonical_key(s: &State, piles: bool) -> KeyBuf {
+    key_bytes(s, if piles { Piles::All } else { Piles::None }, u32::MAX, true)
+}
+
+/// A state's key in a search for one mission's cheapest plan: the piles only as far as
+/// the rest of the mission can tell them apart.  Within a mission the only draws are the
+/// Sensor's, from the top of the draw pile; while it holds at least as many cards as the
+/// Sensor draws left, none reaches the discard pile, so that pile's order and the
+/// current card (which only ever goes there) change nothing a plan can do or cost: the
+/// key keeps the draw pile alone.  The same fields as `rove.solve.nodes.mission_key`.
+pub fn mission_key(deck: &Deck, s: &State) -> KeyBuf {
+    let draws = deck.sensor_draws_left(s.spent);
+    let piles = if draws > s.draw.len() {
+        Piles::All
+    } else if draws > 0 {
+        Piles::Draw
+    } else {
+        Piles::None
+    };
     key_bytes(s, piles, u32::MAX, true)
+}
+
+/// The byte that opens the piles of a `Piles::Draw` key.
+const DRAW_ONLY: u8 = u8::MAX - 1;
+const _: () = assert!(MAX_CARDS < DRAW_ONLY as usize);
+
+/// Which of the card piles a key holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Piles {
+    None,
+    /// the draw pile
+    Draw,
+    /// the current card and both piles
+    All,
 }
 
 /// The key of the lost tables' dominance classes: the full key (piles included) with
 /// the points left out and only the `spent_kept` bits of the spent set, so states that
 /// differ only in those can be compared entry by entry.
 pub fn loss_key(s: &State, spent_kept: u32) -> KeyBuf {
-    key_bytes(s, true, spent_kept, false)
+    key_bytes(s, Piles::All, spent_kept, false)
 }
 
 /// A key on the stack: tables are probed far more often than they grow, and a probe
@@ -81,7 +113,7 @@ impl std::fmt::Debug for KeyBuf {
 }
 
 /// A key's bytes, as canonical_key describes them.
-fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> KeyBuf {
+fn key_bytes(s: &State, piles: Piles, spent_kept: u32, points: bool) -> KeyBuf {
     let shift = translation(s);
     let mut out = KeyBuf::new();
     let small = s.cells().iter().all(|&c| {
@@ -116,10 +148,19 @@ fn key_bytes(s: &State, piles: bool, spent_kept: u32, points: bool) -> KeyBuf {
     out.push(s.mission.map_or(u8::MAX, |m| m));
     // at most one mission a card is ever completed
     out.push(s.done as u8);
-    if piles {
-        out.push(s.card.map_or(u8::MAX, |c| c));
-        push_cards(&mut out, s.draw.as_slice());
-        push_cards(&mut out, s.discard.as_slice());
+    match piles {
+        Piles::None => {}
+        Piles::Draw => {
+            // a byte no current card is (ids are below MAX_CARDS, none is u8::MAX), so
+            // that no key of this kind reads as one of `Piles::All`
+            out.push(DRAW_ONLY);
+            push_cards(&mut out, s.draw.as_slice());
+        }
+        Piles::All => {
+            out.push(s.card.map_or(u8::MAX, |c| c));
+            push_cards(&mut out, s.draw.as_slice());
+            push_cards(&mut out, s.discard.as_slice());
+        }
     }
     out
 }

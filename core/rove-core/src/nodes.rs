@@ -12,7 +12,7 @@ use std::hash::BuildHasher;
 use rustc_hash::FxBuildHasher;
 
 use crate::budget::Stop;
-use crate::key::{canonical_key, KeyBuf};
+use crate::key::KeyBuf;
 use crate::state::{Action, State};
 
 /// A plan step and the translation of the state it was made in: translated copies of a
@@ -150,12 +150,12 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
     /// The canonical key and hash of each successor that `wanted` keeps (`None` for the
     /// others) into `out`, every slot prefetched: the successors' probes then find their
     /// slots in cache.
-    pub fn keys_into(&self, successors: &[(Action, State)], may_draw: bool, wanted: impl Fn(&State) -> bool,
-                     out: &mut Vec<Option<(KeyBuf, u64)>>) {
+    pub fn keys_into(&self, successors: &[(Action, State)], key_of: impl Fn(&State) -> KeyBuf,
+                     wanted: impl Fn(&State) -> bool, out: &mut Vec<Option<(KeyBuf, u64)>>) {
         out.clear();
         out.extend(successors.iter().map(|(_, s2)| {
             wanted(s2).then(|| {
-                let key = canonical_key(s2, may_draw);
+                let key = key_of(s2);
                 let hash = Self::hash(key.as_slice());
                 self.prefetch(hash);
                 (key, hash)

@@ -13,14 +13,16 @@ import itertools
 from dataclasses import replace
 
 from ..actions import Action
-from ..engine import GOAL, PLAYING, WON, Deck, State, apply, pack, sensor_draws_left, unpack
+from ..engine import GOAL, PLAYING, WON, Deck, State, apply, pack, unpack
 from .heuristic import Heuristic
-from .nodes import Budget, Key, canonical_key, translation, useful_successors
+from .nodes import Budget, Key, mission_key, still_fresh, translation, useful_successors, wasted_play
 from .result import MissionPlan, MissionSolution
 
-#: A* frontier entries: (f, -points so far, insertion order, state, g), where f and g are
-#: (points, cards, abilities) and the order breaks ties first in, first out
-_Entry = tuple[tuple[int, int, int], int, int, State, tuple[int, int, int]]
+#: A* frontier entries: (f, -points so far, insertion order, state, g, fresh), where f
+#: and g are (points, cards, abilities), the order breaks ties first in, first out, and
+#: fresh says the entry's path played the current card and then only used abilities
+#: that drew nothing (:func:`.nodes.wasted_play`)
+_Entry = tuple[tuple[int, int, int], int, int, State, tuple[int, int, int], bool]
 
 
 def solve_mission(deck: Deck, start: State, budget: Budget, max_points: int | None = None,
@@ -61,18 +63,17 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
         return MissionSolution(None, None, 0)
     done0 = start.done
     h = Heuristic(deck)
-    may_draw = sensor_draws_left(deck, start.spent) > 0
     counter = itertools.count()
     h0, a0 = h.estimate(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
         return MissionSolution(None, None, 0)
-    open_: list[_Entry] = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0))]
+    open_: list[_Entry] = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0), False)]
     # key -> (parent key, action, the parent's translation when the action was made):
     # translated copies of a state share a key, so actions with cells are re-based
     # when the plan is rebuilt
     parents: dict[Key, tuple[Key | None, Action | None, int]] = {}
     best_g: dict[Key, tuple[int, int, int]] = {}
-    k0 = canonical_key(start, may_draw)
+    k0 = mission_key(deck, start)
     best_g[k0] = (0, 0, 0)
     parents[k0] = (None, None, 0)
     incumbent: tuple[int, int, int] | None = None
@@ -82,15 +83,18 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
     goal_shift = 0
     expanded = 0
     while open_:
-        f, _, _, s, g = heapq.heappop(open_)
+        f, _, _, s, g, fresh = heapq.heappop(open_)
         if incumbent is not None and f >= incumbent:
             break
-        key = canonical_key(s, may_draw)
+        key = mission_key(deck, s)
         if best_g.get(key, g) < g:
             continue  # a cheaper copy was expanded
         budget.tick()
         expanded += 1
+        wasted = wasted_play(deck, s, fresh)
         for a, s2 in useful_successors(deck, s):
+            if wasted and a.act == "play":
+                continue
             g2 = (g[0] + (a.act == "move"), g[1] + (a.act == "play"), g[2] + (a.act == "ability"))
             if s2.status == GOAL or s2.status == WON or s2.done > done0:
                 # the mission is complete (in a whole game: the next one is revealed)
@@ -100,7 +104,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
                 continue
             if s2.status != PLAYING:
                 continue
-            k2 = canonical_key(s2, may_draw)
+            k2 = mission_key(deck, s2)
             old = best_g.get(k2)
             if old is not None and old <= g2:
                 continue
@@ -112,7 +116,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
                 continue
             best_g[k2] = g2
             parents[k2] = (key, a, translation(s))
-            heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2))
+            heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2, still_fresh(a, s, s2, fresh)))
     if incumbent is None:
         return MissionSolution(None, None, expanded)
     steps: list[tuple[Action, int]] = [(goal_action, goal_shift)]  # type: ignore[list-item]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..actions import Action
 from ..engine import STRIDE, Deck, State, sensor_draws_left, successors, unpack
+from ..rules import HAND_LIMIT
 
 Key = tuple[Any, ...]
 """A state's canonical key (:func:`canonical_key`): what the searches' tables are keyed by."""
@@ -60,6 +61,27 @@ def canonical_key(s: State, keep_piles: bool) -> Key:
     return (cells, s.spent, hand, s.points, s.mission, s.done)
 
 
+def mission_key(deck: Deck, s: State) -> Key:
+    """The key of a state in a search for one mission's cheapest plan (A*): the piles
+    only as far as the rest of the mission can tell them apart.
+
+    Within a mission the only draws are the Sensor's, from the top of the draw pile;
+    while that pile holds at least as many cards as the Sensor draws left, none of them
+    reaches the discard pile, so its order and the current card (which only ever goes
+    there) change nothing a plan can do or cost until the mission is complete: the key
+    keeps the draw pile and leaves them out.  With fewer cards there it keeps both piles
+    (:func:`canonical_key`), and with no draw left neither."""
+    draws = sensor_draws_left(deck, s.spent)
+    if draws > len(s.draw):
+        return canonical_key(s, True)
+    shift = translation(s)
+    cells = tuple(c - shift for c in s.cells)
+    hand = tuple(sorted(s.hand))
+    if draws:
+        return (cells, s.spent, hand, s.points, s.draw, s.mission, s.done)
+    return (cells, s.spent, hand, s.points, s.mission, s.done)
+
+
 def translation(s: State) -> int:
     """The packed offset of a state's bounding-box corner (what canonical keys remove)."""
     xs = [unpack(c) for c in s.cells]
@@ -83,3 +105,32 @@ def dominated_base_play(deck: Deck, s: State, a: Action) -> bool:
 def useful_successors(deck: Deck, s: State) -> list[tuple[Action, State]]:
     """The engine's successors without dominated base plays (:func:`dominated_base_play`)."""
     return [(a, s2) for a, s2 in successors(deck, s) if not dominated_base_play(deck, s, a)]
+
+
+def wasted_play(deck: Deck, s: State, fresh: bool) -> bool:
+    """Whether a card played in ``s`` wastes the current one, in a search for the
+    cheapest plan of one mission (A*, costs (points, cards, abilities)).
+
+    ``fresh`` says the path to ``s`` played the current card and since then used only
+    abilities that drew nothing (:func:`still_fresh`).  Playing another card ``d`` now
+    throws the current card ``c`` away unused: the same path without ``c``'s play (its
+    abilities work without it, as none drew) then ``d`` is one card cheaper and keeps
+    ``c`` in the hand, and every plan that goes on from the wasteful line goes on from
+    that one too, action for action, to the same layouts at the same points.  The one
+    thing a larger hand can refuse is a Sensor draw at the hand limit: the better line
+    holds one card more, so each of the Sensor draws left must find the wasteful line's
+    hand at least two below the limit, which holds while the hand after ``d``'s play
+    plus those draws stays below the limit.  The piles differ only by ``c``, which the
+    wasteful line has in the discard pile, so every draw either takes the same card or
+    takes ``c`` back (the better line then draws the next card, or nothing, and is again
+    one card ahead).  Across a completion (a draw up to the limit) the argument fails,
+    so the whole-deal searches do not use it."""
+    return fresh and len(s.hand) + sensor_draws_left(deck, s.spent) <= HAND_LIMIT
+
+
+def still_fresh(a: Action, s: State, s2: State, fresh: bool) -> bool:
+    """Whether the path through ``a`` (``s`` to ``s2``) is fresh (see :func:`wasted_play`):
+    a play makes it so, an ability that drew nothing keeps it, anything else ends it."""
+    if a.act == "play":
+        return True
+    return fresh and a.act == "ability" and s2.hand == s.hand
