@@ -209,7 +209,10 @@ pub struct Deck {
     pub missions_to_win: i32,
     pub rules: Rules,
     pub max_bonus: i32,
-    has_sensor: bool,
+    /// the bits of the Sensors and of the Grippers: `sensor_draws_left` runs for every
+    /// successor a mission search keys, so it counts bits rather than walk the modules
+    sensors: u32,
+    grippers: u32,
 }
 
 impl Deck {
@@ -222,7 +225,7 @@ impl Deck {
     /// The bits of modules whose ability never changes the layout: Sensors (a use draws a
     /// card and flips the Sensor, which may change its arrows, never where a module is).
     pub fn layout_free(&self) -> u32 {
-        self.modules.iter().enumerate().filter(|(_, m)| m.ability == Ability::Sensor).fold(0, |k, (i, _)| k | 1 << i)
+        self.sensors
     }
 
     pub fn new(modules: Vec<Module>, cards: Vec<Card>, missions_to_win: i32, rules: Rules) -> Result<Self, String> {
@@ -233,8 +236,11 @@ impl Deck {
             return Err(format!("the core handles at most {} cards", crate::state::MAX_CARDS));
         }
         let max_bonus = cards.iter().map(|c| c.bonus).max().unwrap_or(0);
-        let has_sensor = modules.iter().any(|m| m.ability == Ability::Sensor);
-        Ok(Deck { modules, cards, missions_to_win, rules, max_bonus, has_sensor })
+        let bits = |ability: Ability| {
+            modules.iter().enumerate().filter(|(_, m)| m.ability == ability).fold(0, |k, (i, _)| k | 1 << i)
+        };
+        let (sensors, grippers) = (bits(Ability::Sensor), bits(Ability::Gripper));
+        Ok(Deck { modules, cards, missions_to_win, rules, max_bonus, sensors, grippers })
     }
 
     pub fn n(&self) -> usize {
@@ -246,16 +252,13 @@ impl Deck {
     /// `gripper_target: active_only` only while some Sensor is active).  The same count
     /// as `rove.engine.sensor_draws_left`.
     pub fn sensor_draws_left(&self, spent: u32) -> usize {
-        if !self.has_sensor {
+        if self.sensors == 0 {
             return 0;
         }
-        let unspent = |ability: Ability| {
-            self.modules.iter().enumerate().filter(|(i, m)| spent >> i & 1 == 0 && m.ability == ability).count()
-        };
-        let sensors = unspent(Ability::Sensor);
+        let sensors = (self.sensors & !spent).count_ones() as usize;
         if self.rules.gripper_active_only && sensors == 0 {
             return 0;
         }
-        sensors + unspent(Ability::Gripper)
+        sensors + (self.grippers & !spent).count_ones() as usize
     }
 }

@@ -74,12 +74,8 @@ def mission_key(deck: Deck, s: State) -> Key:
     draws = sensor_draws_left(deck, s.spent)
     if draws > len(s.draw):
         return canonical_key(s, True)
-    shift = translation(s)
-    cells = tuple(c - shift for c in s.cells)
-    hand = tuple(sorted(s.hand))
-    if draws:
-        return (cells, s.spent, hand, s.points, s.draw, s.mission, s.done)
-    return (cells, s.spent, hand, s.points, s.mission, s.done)
+    key = canonical_key(s, False)
+    return (*key, s.draw) if draws else key
 
 
 def translation(s: State) -> int:
