@@ -403,3 +403,22 @@ def test_a_time_limit_never_changes_what_is_searched(monkeypatch: pytest.MonkeyP
         runs.append(rep)
     assert runs[0] == runs[1]
     assert runs[0]["deals"][0]["nodes"] > 2_000  # past the greedy dive's share: both searches ran
+
+
+def test_the_commands_defaults_are_the_options_defaults() -> None:
+    """`rove check` with no options runs ``CheckOptions()``: the command's literals (kept
+    out of its module so that ``rove --help`` starts fast) cannot drift from the figures
+    the docs measure."""
+    import typer.main
+
+    cmd = typer.main.get_command(app).commands["check"]  # type: ignore[attr-defined]
+    given = {p.name: p.default for p in cmd.params}
+    want = CheckOptions()
+    assert given["deals"] == want.deals and given["seed"] == want.seed
+    assert given["node_limit"] == want.node_limit
+    assert given["seer_node_limit"] == want.seer_node_limit
+    assert given["expert_node_limit"] == want.expert_node_limit
+    assert given["mission_node_limit"] == want.mission_node_limit
+    assert given["starts"] == want.starts and given["time_limit"] == want.time_limit
+    assert tuple(given["player"].split(",")) == want.players
+    assert tuple(given["difficulty"].split(",")) == want.difficulties

@@ -22,6 +22,7 @@ from rove.engine import LOST, PLAYING, WON, Deck, state_from_position
 from rove.generators.deals import deal
 from rove.pdf.report import render_report_pdf
 from rove.replay import verify_plan
+from rove.solve.ladder import Rung, climb
 from rove.solve.search import solve
 from rove.solve.seer import OutOfNodes, discrepancy_search, seek
 from rove.spec import load_spec
@@ -127,11 +128,14 @@ def test_the_narrow_tree_first_and_the_wide_one_only_once_it_is_tried_whole(
         widths.clear()
         r = seek(lost_deck, start, 2_000_000)
         assert r.plan is None and r.discrepancies >= 0  # every line of both trees tried
+        assert r.exhausted  # within its caps: a larger budget would find nothing new
         assert widths and widths == sorted(widths) and set(widths) == {narrow, wide}
         assert r.decisions == len(widths)
         widths.clear()
         alone = seek(lost_deck, start, 2_000_000, probe_widths=(wide,))
         assert alone.plan is None and set(widths) == {wide}
+        v = climb(lost_deck, start, [Rung("seer", 2_000_000), Rung("seer", 4_000_000)])
+        assert v.status == "unknown" and len(v.steps) == 1 and v.steps[0].exhausted  # not walked twice
         break
     else:
         pytest.fail("no row deal in play at its start among 12 seeds")
@@ -182,12 +186,12 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
                                    base=1, bonus=2), encoding="utf-8")
     spec = load_spec(str(path))
     opts = dict(deals=6, difficulties=("normal", "impossible"), seed=3, node_limit=1,
-                mission_node_limit=5_000, time_limit=60.0, starts=0, seer_node_limit=4_000_000)
+                mission_node_limit=5_000, time_limit=60.0, starts=0, seer_node_limit=6_000_000)
     rep = run_check(spec, CheckOptions(**opts, players=("thoughtful",)))  # type: ignore[arg-type]
     data = rep.to_json()
-    assert data["options"]["seer_node_limit"] == 4_000_000
-    assert data["options"]["ladder"] == [[{"solver": "seer", "nodes": 3_000_000}, {"solver": "search", "nodes": 1}],
-                                         [{"solver": "seer", "nodes": 4_000_000}]]
+    assert data["options"]["seer_node_limit"] == 6_000_000
+    assert data["options"]["ladder"] == [[{"solver": "seer", "nodes": 5_000_000}, {"solver": "search", "nodes": 1}],
+                                         [{"solver": "seer", "nodes": 6_000_000}]]
     for r in data["deals"]:
         assert (r["status"], r["witness"], r["limit"]) == ("solved", "seer", None)
         assert [(s["solver"], s["outcome"]) for s in r["steps"]] == [("seer", "won")]
@@ -197,7 +201,7 @@ def test_check_counts_the_seers_wins(tmp_path: Path) -> None:
     console = Console(width=100, record=True)
     print_report(rep, console)
     shown = " ".join(console.export_text().split())
-    assert "node limit 1 (seer 4000000); rungs seer 3M, search 1 | seer 4M" in shown
+    assert "node limit 1 (seer 6000000); rungs seer 5M, search 1 | seer 6M" in shown
     assert "Decided in order of cost: 12 by the seer" in shown and "no loss proven" in shown
     import pypdfium2 as pdfium
 
@@ -218,3 +222,51 @@ def test_cli_solve_says_the_seer_found_it(seen_deal: Any, tmp_path: Path) -> Non
     assert r.exit_code == 0 and "found by the seer" in r.stdout
     r = runner.invoke(app, ["solve", str(pos_path), "--node-limit", "2000", "--seer-node-limit", "0", "--json"])
     assert r.exit_code == 3 and json.loads(r.stdout)["status"] == "unknown"
+
+
+def test_a_tree_tried_whole_at_a_cap_that_stopped_a_search_is_walked_again_at_a_wider_cap(
+        seen_deal: Any, specs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once every line of the trees was tried while a decision's own search stopped at its
+    cap, the seer walks them again with the cap ``WIDEN`` times larger (a decision it could
+    not rank may be the one that wins), up to ``MAX_SEARCH_NODES``; it calls itself
+    exhausted (a larger budget would find nothing new) only when no search was cut short
+    by its budget.  ``widen=1`` is the one cap alone."""
+    import rove.solve.seer as seer
+
+    assert seer.search_caps(100, 4) == [100 * 4 ** i for i in range(8)
+                                         if 100 * 4 ** i <= seer.MAX_SEARCH_NODES]
+    assert seer.search_caps(100, 1) == [100] and seer.search_caps(seer.MAX_SEARCH_NODES, 4) == [
+        seer.MAX_SEARCH_NODES]
+    caps: list[int | None] = []
+    real = seer.candidates
+
+    def counted(deck: Deck, s: Any, budget: Any) -> Any:
+        caps.append(budget.max_search)
+        return real(deck, s, budget)
+
+    monkeypatch.setattr(seer, "candidates", counted)
+    spec = load_spec(specs["ell"])
+    for seed in range(20):
+        pos = deal(spec, seed, "impossible")
+        d = Deck(spec, pos.rules)
+        start = state_from_position(d, pos)
+        if start.status != PLAYING:
+            continue
+        caps.clear()
+        one = seek(d, start, 2_000_000, search_nodes=1, widen=1)
+        if one.plan is not None or set(caps) != {1}:
+            continue
+        # its cap, not its budget, stopped the searches: a larger budget walks the same tree
+        assert one.exhausted and one.discrepancies >= 0
+        caps.clear()
+        wide = seek(d, start, 2_000_000, search_nodes=1, widen=4)
+        assert caps == sorted(caps) and len(set(caps)) > 1 and caps[0] == 1
+        assert wide.nodes > one.nodes and wide.decisions > one.decisions
+        if wide.plan is None:
+            assert wide.exhausted == (wide.discrepancies >= 0)
+        break
+    else:
+        pytest.fail("no ell deal among 20 seeds leaves its first search at a one-node cap")
+    # a seer whose budget, not its cap, stopped a search is not exhausted either
+    pos, deck = seen_deal
+    assert not seek(deck, state_from_position(deck, pos), 5_000).exhausted

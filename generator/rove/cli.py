@@ -49,7 +49,7 @@ SOLVE_NODES = 10_000_000
 """``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
 about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
 SEER_NODES = 8_000_000
-"""The seer's default nodes a deal in ``rove solve`` (``rove check`` starts with 3,000,000 and
+"""The seer's default nodes a deal in ``rove solve`` (``rove check`` starts with 5,000,000 and
 climbs only on request, ``rove.check.options``): every deal
 that 2,000,000 left unknown on bench/decks/b01.yaml (5 of 80) and on the bundled deck's
 first 40 a difficulty (2 of 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one
@@ -352,9 +352,9 @@ def check(
                                                         "finish within them counts as lost).",
                                                    min=1, max=MAX_NODES)] = 2_000_000,
     seer_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the seer, which looks for a win "
-                                                      "(0: no seer; it never proves a loss); above 3,000,000 the "
+                                                      "(0: no seer; it never proves a loss); above 5,000,000 the "
                                                       "deals the cheap rungs leave get the seer again.",
-                                                 min=0, max=MAX_NODES)] = 3_000_000,
+                                                 min=0, max=MAX_NODES)] = 5_000_000,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
                                               "one lower and one higher (4 more expert games per card, "
                                               "deal and difficulty).")] = False,

@@ -165,6 +165,10 @@ class PlayerBudget:
         self.probe_nodes = probe_nodes
         self.max_search = max_search
         self.used = 0
+        #: main searches stopped by ``max_search`` (a larger cap could answer them), and
+        #: searches of either kind stopped by what the game had left
+        self.capped = 0
+        self.starved = 0
         # (state, spent set searched) -> (answer, nodes it took)
         self.memo: dict[tuple[State, int], tuple[tuple[list[Action] | None, bool], int]] = {}
 
@@ -178,10 +182,15 @@ class PlayerBudget:
         One search with the whole cap, not a short one grown while it hits its cap: A*
         finds the same plan under any cap it fits in, so a restart only pays again for
         the nodes the short one spent."""
-        if probe:
-            return self._search(deck, s, min(self.left, self.probe_nodes), mask)
-        top = self.max_search if self.max_search is not None else self.left
-        return self._search(deck, s, min(self.left, top), mask)
+        left = self.left
+        want = self.probe_nodes if probe else self.max_search if self.max_search is not None else left
+        got = self._search(deck, s, min(left, want), mask)
+        if got[1]:  # stopped at its limit: say whose
+            if want >= left:
+                self.starved += 1
+            elif not probe and self.max_search is not None:
+                self.capped += 1
+        return got
 
     def _search(self, deck: Deck, s: State, cap: int, mask: bool,
                 ) -> tuple[list[Action] | None, bool]:

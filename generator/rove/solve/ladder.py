@@ -67,6 +67,9 @@ class Step:
     outcome: str
     nodes: int
     deepest: int
+    #: a seer's step that tried every line of its trees, each search within its own cap
+    #: (:attr:`rove.solve.seer.SeerResult.exhausted`): a larger seer finds nothing new
+    exhausted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"solver": self.rung.solver, "budget": self.rung.nodes, "outcome": self.outcome,
@@ -114,7 +117,7 @@ def climb(deck: Deck, start: State, rungs: Sequence[Rung],
     for rung in rungs:
         if check is not None:
             check()
-        if rung.solver == SEER and any(_seer_exhausted(s) for s in steps):
+        if rung.solver == SEER and any(s.exhausted for s in steps):
             continue
         if rung.solver == SEARCH:
             step, plan, stats = _search(deck, start, rung, progress, time_limit)
@@ -155,25 +158,13 @@ def _done(stats: dict[str, Any]) -> int:
     return d if isinstance(d, int) and d >= 0 else -1
 
 
-def _seer_exhausted(step: Step) -> bool:
-    """Whether a seer's step tried every line of its tree: it stopped with at least one
-    main search's worth of nodes left (``seer.DEFAULT_SEARCH_NODES``).  Every search it
-    made then had its full cap (a cap shrinks only when fewer nodes are left than it), so
-    its tree is the one any larger budget would walk: a larger seer would walk it again
-    and find nothing new."""
-    from .seer import DEFAULT_SEARCH_NODES
-
-    return (step.rung.solver == SEER and step.outcome == UNKNOWN_
-            and step.nodes + DEFAULT_SEARCH_NODES <= step.rung.nodes)
-
-
 def _seer(deck: Deck, start: State, rung: Rung, check: Callable[[], None] | None,
           ) -> tuple[Step, list[Action] | None]:
     from .seer import seek
 
     found = seek(deck, start, rung.nodes, check=check)
     if found.plan is None:
-        return Step(rung, UNKNOWN_, found.nodes, found.deepest), None
+        return Step(rung, UNKNOWN_, found.nodes, found.deepest, found.exhausted), None
     return Step(rung, WON_, found.nodes, deck.spec.missions_to_win), list(found.plan)
 
 

@@ -32,6 +32,15 @@ the next mission (:mod:`.expert`).  The seer is that judgement turned into a win
   discrepancies that win long before the wide one (``python bench/seer.py`` has the
   figures); on a deck whose narrow tree is small it is soon tried whole, and the wide
   one still finds the wins only it has.
+* each decision's own search (the cheapest plan from the view) is capped at 100,000
+  nodes; a decision whose search stops there is not ranked, and on a hard deck that can
+  leave a small tree, tried whole in a few hundred thousand nodes.  So once both trees
+  were tried whole while a decision's search stopped at its cap, the seer walks them
+  again with the cap :data:`WIDEN` times larger, up to :data:`MAX_SEARCH_NODES` (the
+  searches it made already are answered from memory).  On bench/decks/t35.yaml that
+  won a deal the narrow cap left at 100,000 nodes (seed 257753543646319 at hard: 658,958
+  nodes with the cap at 400,000); the other six such deals of the check's 60 were
+  tried whole at 400,000 too, within 2,000,000 nodes each.
 
 A line it finds is a win of the real deal, replayed through the engine like every plan
 (:func:`rove.replay.verify_plan` in the callers).  Finding none proves nothing: the seer
@@ -61,6 +70,15 @@ from .expert import (
 from .result import plan_cost
 
 DEFAULT_SEARCH_NODES = 100_000  # the cap of each main search (a decision's own plan)
+WIDEN = 4
+"""How many times larger each next main-search cap is, once the trees at one cap were
+tried whole while a decision's own search stopped at it (see :func:`seek`)."""
+MAX_SEARCH_NODES = 400_000
+"""The largest main-search cap.  A* keeps every state it generates (about 2.5 KB a node
+measured on bench/decks/t35.yaml: 2.7 GB at a cap of 1,600,000) and runs some 30,000
+nodes a second there, so one search at a larger cap costs close to a minute; on that
+deck's seven deals whose trees were tried whole at 100,000, the caps up to 1,600,000 won
+the one deal that 400,000 won and nothing more."""
 PROBE_WIDTHS: tuple[int, ...] = (500, DEFAULT_PROBE_NODES)
 """The probes' nodes in each tree the seer walks, in order (see the module's docstring)."""
 
@@ -81,6 +99,9 @@ class SeerResult:
     decisions: int
     discrepancies: int
     deepest: int
+    #: every line of every tree was tried, each search within its own cap: a larger
+    #: budget would walk the same trees again and find nothing new
+    exhausted: bool = False
 
 
 def _view_plans(deck: Deck, v: State, budget: PlayerBudget) -> list[list[Action]]:
@@ -189,11 +210,12 @@ def discrepancy_search(start: State, children: Callable[[State], Sequence[Comple
 
 def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_SEARCH_NODES,
          probe_widths: Sequence[int] = PROBE_WIDTHS, check: Callable[[], None] | None = None,
-         ) -> SeerResult:
+         widen: int = WIDEN) -> SeerResult:
     """Look for a win of the deal from ``start`` within ``node_limit`` mission-search nodes
     (:func:`discrepancy_search` over :func:`candidates`), in one tree per probe width in
     turn.  It ends at a win, when its nodes run out, or when a pass of the last tree cut
-    nothing (every line of every tree was tried).  ``check()`` is called before each
+    nothing (every line of every tree was tried) at a cap no decision's search stopped at,
+    or at the last cap (:func:`search_caps`).  ``check()`` is called before each
     decision is ranked; it may raise to stop the seer (the coach's stale jobs do)."""
     # the main searches are capped, where the expert's get all the game has left: a decision
     # the expert would pour a million nodes into is one the seer does better to leave
@@ -221,15 +243,31 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     deepest = start.done
     plan: list[Action] | None = None
     k = -1
-    for width in probe_widths:
-        budget.probe_nodes = width
-        ranked = {}
-        try:
-            plan, k = discrepancy_search(start, children)
-        except OutOfNodes:
-            plan, k = None, -1
-        decisions += len(ranked)
-        deepest = max([deepest, *(s.done for s in ranked)])
-        if plan is not None or k < 0:
-            break
-    return SeerResult(None if plan is None else tuple(plan), budget.used, decisions, k, deepest)
+    for cap in search_caps(search_nodes, widen):
+        budget.max_search = cap
+        capped = budget.capped
+        for width in probe_widths:
+            budget.probe_nodes = width
+            ranked = {}
+            try:
+                plan, k = discrepancy_search(start, children)
+            except OutOfNodes:
+                plan, k = None, -1
+            decisions += len(ranked)
+            deepest = max([deepest, *(s.done for s in ranked)])
+            if plan is not None or k < 0:
+                break
+        if plan is not None or k < 0 or budget.capped == capped:
+            break  # won, out of nodes, or no decision this cap left unranked
+    exhausted = plan is None and k >= 0 and budget.starved == 0
+    return SeerResult(None if plan is None else tuple(plan), budget.used, decisions, k, deepest, exhausted)
+
+
+def search_caps(first: int, widen: int) -> list[int]:
+    """The main searches' caps, one set of trees each: ``first``, then ``widen`` times
+    larger, up to :data:`MAX_SEARCH_NODES` (a single cap when ``first`` is that large
+    already)."""
+    caps = [first]
+    while widen > 1 and caps[-1] * widen <= MAX_SEARCH_NODES:
+        caps.append(caps[-1] * widen)
+    return caps
