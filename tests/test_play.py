@@ -318,15 +318,22 @@ def test_deal_verdict_lost_after_a_losing_move_and_won_after_undo(last_mission_f
     assert Action.parse(expert["action"]).act == "play"
 
 
-def test_an_unknown_verdict_says_how_many_nodes_and_thinks_on(last_mission_file: Path) -> None:
-    """With no seer and a one-node search, the verdict is unknown and says how far it got;
-    asking again climbs with four times the nodes, and a hint then says no more."""
-    client, _, coach = make(last_mission_file, nodes=1, seer_nodes=0)
+def test_an_unknown_verdict_says_how_many_nodes_and_thinks_on(last_mission_file: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no seer, the first verdict's search is the quick one and unknown, saying how
+    far it got; asking again climbs: the full ``nodes``, then four times that, and a hint
+    then says no more."""
+    import rove.play.coach as coach_module
+
+    monkeypatch.setattr(coach_module, "QUICK_NODES", 1)
+    client, _, coach = make(last_mission_file, nodes=2, seer_nodes=0)
     v = asked(client, coach, "verdict")
     assert v["verdict"] == "unknown" and "within 1 node" in v["text"] and v["solver"] is None
     assert v["more"] is True and "ask again to keep thinking" in v["text"]
     again = asked(client, coach, "verdict")
-    assert again["verdict"] == "unknown" and "within 4 nodes" in again["text"]
+    assert again["verdict"] == "unknown" and "within 2 nodes" in again["text"]
+    third = asked(client, coach, "verdict")
+    assert third["verdict"] == "unknown" and "within 8 nodes" in third["text"]
     assert asked(client, coach, "hint")["verdict"] == "unknown"
 
 

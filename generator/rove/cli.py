@@ -1024,7 +1024,9 @@ def play(
     port: Annotated[int, typer.Option(help="Port (0: a free one).", min=0, max=65535)] = 0,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = False,
     open_deck: Annotated[bool, typer.Option("--open", help="Show the draw pile's order.")] = False,
-    coach_nodes: Annotated[int, typer.Option(help="Search nodes for one verdict or hint.", min=1)] = 1_000_000,
+    coach_nodes: Annotated[int, typer.Option(help="Exact-search nodes for one verdict or hint (on a deal: "
+                                                   "once asked again; the first answer searches 100,000 at most).",
+                                              min=1)] = 1_000_000,
     expert_nodes: Annotated[int, typer.Option(help="Search nodes for one expert decision.", min=1)] = 300_000,
 ) -> None:
     """Play a position in the browser, with the solvers as a coach (a local web app)."""

@@ -6,13 +6,15 @@ Questions (``ask``):
   thoughtful verdict (it knows the draw order), in order of cost
   (:func:`rove.solve.ladder.climb`): a state on a winning line found earlier is won at
   once (the rest of that line still wins); else the seer looks for a win, then the exact
-  search (:func:`rove.solve.winnable.solve_game`) for a win or a proof of loss.  The
-  answer is ``won`` (a win exists; its plan is replayed), ``lost`` (proven: no line
-  wins) or ``unknown`` (the budgets ran out), with the solver that answered and the
-  nodes spent; asking again about a state left unknown climbs again with four times
-  the nodes ("keep thinking").  With ``think_ahead`` the coach starts that verdict as
-  soon as a deal's position appears (at the start, after every move), in the time the
-  player looks at the board, and a question asked meanwhile waits for it.  For a
+  search (:func:`rove.solve.winnable.solve_game`) for a win or a proof of loss, a
+  quick one first, as ``rove check``'s cheap rungs.  The answer is ``won`` (a win
+  exists; its plan is replayed), ``lost`` (proven: no line wins) or ``unknown`` (the
+  budgets ran out), with the solver that answered and the nodes spent; asking again
+  about a state left unknown climbs again ("keep thinking"): the seer with four times
+  the nodes each time, the exact search with the full ``nodes``, then four times that.
+  With ``think_ahead`` the coach starts that verdict as soon as a deal's position
+  appears (at the start, after every move), in the time the player looks at the board,
+  and a question asked meanwhile waits for it.  For a
   puzzle (``goal: mission``), is the play still optimal?  The proven optimum from
   here (A*, :func:`rove.solve.astar.solve_mission`) plus the points already spent,
   against the proven optimum from the start.
@@ -47,7 +49,14 @@ from .session import Session
 
 ASKS = ("verdict", "hint", "expert")
 DEFAULT_NODES = 1_000_000
-"""Exact-search nodes for one verdict or hint (a few seconds on the compiled core at most)."""
+"""Exact-search nodes for one verdict or hint (a few seconds on the compiled core at most);
+on a deal, from the first time the player asks again about a position left unknown."""
+QUICK_NODES = 100_000
+"""Exact-search nodes of a deal's first verdict, after the seer: the cheap rung of ``rove
+check`` (``check.options.QUICK_SEARCH_NODES``), which proves the easy losses in a second;
+on the standard deck's first ten deals the positions the seer left took 9 to 22 s when
+the first verdict searched for 1,000,000 nodes, and none of them was decided
+(``python bench/coach.py``).  The dear search waits for "keep thinking"."""
 DEFAULT_SEER_NODES = 300_000
 """The seer's nodes before the exact search on a deal: it wins 44 of the standard deck's
 first 60 check deals within them (a median 1.4 s of CPU; ``python bench/seer.py``),
@@ -314,13 +323,14 @@ class Coach:
         return got
 
     def _climb(self, s: State, job: Job | None, effort: int) -> Answer:
-        """A deal's verdict from ``s`` in order of cost: the seer, then the exact search,
-        each with ``MORE ** (effort - 1)`` times its nodes."""
+        """A deal's verdict from ``s`` in order of cost: the seer with ``MORE ** (effort -
+        1)`` times its nodes, then the exact search: the quick one first
+        (:data:`QUICK_NODES`, no more than ``nodes``), then ``nodes`` and ``MORE`` times
+        that each time the player asks again."""
         from ..solve.ladder import Rung, climb
 
-        scale = MORE ** (effort - 1)
-        rungs = [Rung("seer", self.seer_nodes * scale)] if self.seer_nodes else []
-        rungs.append(Rung("search", self.nodes * scale))
+        rungs = [Rung("seer", self.seer_nodes * MORE ** (effort - 1))] if self.seer_nodes else []
+        rungs.append(Rung("search", min(self.nodes, QUICK_NODES) if effort == 1 else self.nodes * MORE ** (effort - 2)))
 
         def check() -> None:
             if job is not None and job.cancel.is_set():
