@@ -130,6 +130,12 @@ pub fn solve_mission(
         // every successor's key and hash first, its slot asked for at once (see
         // `NodeTable::prefetch`); `None` for those that complete the mission or leave play
         nodes.keys_into(&successors, |s2| mission_key(deck, s2), |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
+        // the estimates' memo slots too, as the whole-deal search does (`Heuristic::prefetch`)
+        for ((_, s2), key) in successors.iter().zip(&keys) {
+            if key.is_some() {
+                h.prefetch(s2);
+            }
+        }
         for (&(a, s2), key) in successors.iter().zip(&keys) {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
