@@ -11,9 +11,9 @@ use std::collections::BinaryHeap;
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::{Deck, HAND_LIMIT};
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::{mission_key, translation};
+use crate::key::{mission_key, mission_key_into, translation};
 pub use crate::nodes::Step;
-use crate::nodes::NodeTable;
+use crate::nodes::{Keys, NodeTable};
 use crate::rules::useful_successors_into;
 use crate::state::{Action, State, Status};
 use crate::store::StateStore;
@@ -112,7 +112,7 @@ pub fn solve_mission(
     let mut goal: Option<(u32, Action, i32)> = None;
     // one successor list, reused node after node (early nodes have hundreds)
     let mut successors = Vec::with_capacity(256);
-    let mut keys = Vec::with_capacity(256);
+    let mut keys = Keys::default();
     while let Some(Reverse(Open { order: (f, _, at), id, g, fresh })) = open.pop() {
         if incumbent.is_some_and(|inc| f >= inc) {
             break;
@@ -129,14 +129,15 @@ pub fn solve_mission(
         }
         // every successor's key and hash first, its slot asked for at once (see
         // `NodeTable::prefetch`); `None` for those that complete the mission or leave play
-        nodes.keys_into(&successors, |s2| mission_key(deck, s2), |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
+        nodes.keys_into(&successors, |s2, out| mission_key_into(deck, s2, out),
+                        |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
         // the estimates' memo slots too, as the whole-deal search does (`Heuristic::prefetch`)
-        for ((_, s2), key) in successors.iter().zip(&keys) {
-            if key.is_some() {
+        for (i, (_, s2)) in successors.iter().enumerate() {
+            if keys.has(i) {
                 h.prefetch(s2);
             }
         }
-        for (&(a, s2), key) in successors.iter().zip(&keys) {
+        for (i, &(a, s2)) in successors.iter().enumerate() {
             let g2 = add(g, &a);
             if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
                 // the mission is complete (in a whole game: the next one is revealed)
@@ -149,8 +150,8 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let Some((key, hash)) = key else { continue };
-            let slot = nodes.slot_hashed(key.as_slice(), *hash);
+            let Some((key, hash)) = keys.get(i) else { continue };
+            let slot = nodes.slot_hashed(key, hash);
             if slot.known_at(g2) {
                 continue;
             }

@@ -74,8 +74,8 @@ use std::collections::BinaryHeap;
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::Deck;
 use crate::heuristic::Heuristic;
-use crate::key::{canonical_key, translation};
-use crate::nodes::{NodeTable, Step};
+use crate::key::{canonical_key, canonical_key_into, translation};
+use crate::nodes::{Keys, NodeTable, Step};
 use crate::rules::ability_successors_into;
 use crate::state::{CardId, State, Status};
 use crate::store::StateStore;
@@ -191,7 +191,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     bounds.push((None, 0));
     lives.push(u64::MAX);
     let mut successors = Vec::with_capacity(256);
-    let mut keys = Vec::with_capacity(256);
+    let mut keys = Keys::default();
     while let Some(Reverse((f, minus_g, at, id))) = heap.pop() {
         let g = -minus_g;
         // every open node's f is at least this key: the plans found that cost no more
@@ -231,9 +231,10 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let shift = translation(&s);
         ability_successors_into(deck, &s, &mut successors);
         let g2 = g + 1;
-        nodes.keys_into(&successors, |s2| canonical_key(s2, may_draw), |s2| s2.status == Status::Playing, &mut keys);
-        for (&(a, s2), key) in successors.iter().zip(&keys) {
-            let Some((key, hash)) = key else { continue };
+        nodes.keys_into(&successors, |s2, out| canonical_key_into(s2, may_draw, out),
+                        |s2| s2.status == Status::Playing, &mut keys);
+        for (i, &(a, s2)) in successors.iter().enumerate() {
+            let Some((key, hash)) = keys.get(i) else { continue };
             let cells = s2.cells();
             for m in open.iter_mut() {
                 if m.cost().is_none_or(|c| g2 < c) && deck.cards[m.card as usize].mission.matches(cells) {
@@ -244,7 +245,7 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             }
             // no open mission can do better through s2
             let cap = open.iter().map(|m| m.cost().unwrap_or(i32::MAX)).max().unwrap_or(i32::MAX);
-            let slot = nodes.slot_hashed(key.as_slice(), *hash);
+            let slot = nodes.slot_hashed(key, hash);
             if slot.known_at(g2) {
                 continue;
             }

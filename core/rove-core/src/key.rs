@@ -34,6 +34,14 @@ pub fn canonical_key(s: &State, piles: bool) -> KeyBuf {
 /// current card (which only ever goes there) change nothing a plan can do or cost: the
 /// key keeps the draw pile alone.  The same fields as `rove.solve.nodes.mission_key`.
 pub fn mission_key(deck: &Deck, s: &State) -> KeyBuf {
+    let mut out = KeyBuf::new();
+    mission_key_into(deck, s, &mut out);
+    out
+}
+
+/// [`mission_key`]'s bytes appended to `out` (a search's keys of a node's successors,
+/// [`crate::nodes::Keys`]).
+pub fn mission_key_into(deck: &Deck, s: &State, out: &mut impl KeyOut) {
     let draws = deck.sensor_draws_left(s.spent);
     let piles = if draws > s.draw.len() {
         Piles::All
@@ -42,7 +50,12 @@ pub fn mission_key(deck: &Deck, s: &State) -> KeyBuf {
     } else {
         Piles::None
     };
-    key_bytes(s, piles, u32::MAX, true)
+    key_bytes_into(s, piles, u32::MAX, true, out);
+}
+
+/// [`canonical_key`]'s bytes appended to `out`.
+pub fn canonical_key_into(s: &State, piles: bool, out: &mut impl KeyOut) {
+    key_bytes_into(s, if piles { Piles::All } else { Piles::None }, u32::MAX, true, out);
 }
 
 /// The byte that opens the piles of a `Piles::Draw` key.
@@ -78,11 +91,24 @@ pub struct KeyBuf {
 /// mission, missions done, current card, two piles, each list with its length).
 const KEY_BYTES: usize = 4 * MAX_MODULES + 4 + 3 * (1 + MAX_CARDS) + 4 + 1 + 4 + 1;
 
+/// Where a key's bytes are written: a [`KeyBuf`] on the stack, or the end of a byte
+/// arena that holds many keys one after another (no copy of a whole buffer per key).
+pub trait KeyOut {
+    fn push(&mut self, byte: u8);
+    fn extend(&mut self, bytes: &[u8]);
+}
+
 impl KeyBuf {
     fn new() -> Self {
         KeyBuf { len: 0, bytes: [0; KEY_BYTES] }
     }
 
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl KeyOut for KeyBuf {
     fn extend(&mut self, bytes: &[u8]) {
         self.bytes[self.len..self.len + bytes.len()].copy_from_slice(bytes);
         self.len += bytes.len();
@@ -92,9 +118,15 @@ impl KeyBuf {
         self.bytes[self.len] = byte;
         self.len += 1;
     }
+}
 
-    pub fn as_slice(&self) -> &[u8] {
-        &self.bytes[..self.len]
+impl KeyOut for Vec<u8> {
+    fn extend(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    fn push(&mut self, byte: u8) {
+        Vec::push(self, byte);
     }
 }
 
@@ -114,8 +146,14 @@ impl std::fmt::Debug for KeyBuf {
 
 /// A key's bytes, as canonical_key describes them.
 fn key_bytes(s: &State, piles: Piles, spent_kept: u32, points: bool) -> KeyBuf {
-    let shift = translation(s);
     let mut out = KeyBuf::new();
+    key_bytes_into(s, piles, spent_kept, points, &mut out);
+    out
+}
+
+/// [`key_bytes`] appended to `out`.
+fn key_bytes_into(s: &State, piles: Piles, spent_kept: u32, points: bool, out: &mut impl KeyOut) {
+    let shift = translation(s);
     let small = s.cells().iter().all(|&c| {
         let (x, y) = unpack(c - shift);
         x < 255 && y < 255
@@ -141,7 +179,7 @@ fn key_bytes(s: &State, piles: Piles, spent_kept: u32, points: bool) -> KeyBuf {
     let n = s.hand.len();
     hand[..n].copy_from_slice(s.hand.as_slice());
     hand[..n].sort_unstable();
-    push_cards(&mut out, &hand[..n]);
+    push_cards(out, &hand[..n]);
     if points {
         out.extend(&s.points.to_le_bytes());
     }
@@ -154,18 +192,17 @@ fn key_bytes(s: &State, piles: Piles, spent_kept: u32, points: bool) -> KeyBuf {
             // a byte no current card is (ids are below MAX_CARDS, none is u8::MAX), so
             // that no key of this kind reads as one of `Piles::All`
             out.push(DRAW_ONLY);
-            push_cards(&mut out, s.draw.as_slice());
+            push_cards(out, s.draw.as_slice());
         }
         Piles::All => {
             out.push(s.card.map_or(u8::MAX, |c| c));
-            push_cards(&mut out, s.draw.as_slice());
-            push_cards(&mut out, s.discard.as_slice());
+            push_cards(out, s.draw.as_slice());
+            push_cards(out, s.discard.as_slice());
         }
     }
-    out
 }
 
-fn push_cards(out: &mut KeyBuf, cards: &[u8]) {
+fn push_cards(out: &mut impl KeyOut, cards: &[u8]) {
     out.push(cards.len() as u8);
     out.extend(cards);
 }

@@ -9,7 +9,7 @@ use crate::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Patter
 use crate::game::{solve_game, Deepest, Options, Strategy};
 use crate::grid::{pack, Cell};
 use crate::heuristic::{points_obtainable, Heuristic};
-use crate::key::canonical_key;
+use crate::key::{canonical_key, canonical_key_into, mission_key, mission_key_into};
 use crate::rules::{successors, useful_successors};
 use crate::state::{AbilityArg, Action, Cards, State, Status};
 use crate::nodes::NodeTable;
@@ -180,6 +180,26 @@ fn keys_ignore_translation_and_hand_order() {
     assert_eq!(canonical_key(&a2, false), canonical_key(&b, false));
     b.draw = Cards::from_slice(&[2]).unwrap();
     assert_ne!(canonical_key(&a2, true), canonical_key(&b, true));
+}
+
+#[test]
+fn keys_in_an_arena_are_the_keys_alone() {
+    // the searches key successors into one byte arena: each key's bytes there are its
+    // own key's, whatever came before it
+    let d = deck(&["# #\n. B"]);
+    let a = state(&[(0, 0), (1, 0), (2, 0)], 0, 1, 0);
+    let mut b = state(&[(5, -3), (6, -4), (7, -3)], 0b101, 2, 0);
+    b.hand = Cards::from_slice(&[1, 0]).unwrap();
+    b.draw = Cards::from_slice(&[2]).unwrap();
+    let mut arena = vec![7u8];
+    for (s, piles) in [(&a, true), (&b, false), (&b, true)] {
+        let start = arena.len();
+        canonical_key_into(s, piles, &mut arena);
+        assert_eq!(&arena[start..], canonical_key(s, piles).as_slice());
+        let start = arena.len();
+        mission_key_into(&d, s, &mut arena);
+        assert_eq!(&arena[start..], mission_key(&d, s).as_slice());
+    }
 }
 
 #[test]
