@@ -9,6 +9,7 @@ finding none leaves the deal unknown and never touches a proven loss."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -85,6 +86,31 @@ def seen_deal() -> Any:
     return pos, Deck(spec, pos.rules)
 
 
+def starts_in_play(spec: Any, seeds: int) -> Iterator[tuple[Deck, Any]]:
+    """The deck and start of each of the first ``seeds`` impossible deals still in play."""
+    for seed in range(seeds):
+        pos = deal(spec, seed, "impossible")
+        d = Deck(spec, pos.rules)
+        start = state_from_position(d, pos)
+        if start.status == PLAYING:
+            yield d, start
+
+
+def budgets_seen(monkeypatch: pytest.MonkeyPatch, field: str) -> list[Any]:
+    """The seer's budget's ``field`` each time it ranks a decision (filled as it runs)."""
+    import rove.solve.seer as seer
+
+    seen: list[Any] = []
+    real = seer.candidates
+
+    def counted(deck: Deck, s: Any, budget: Any) -> Any:
+        seen.append(getattr(budget, field))
+        return real(deck, s, budget)
+
+    monkeypatch.setattr(seer, "candidates", counted)
+    return seen
+
+
 def test_the_seers_win_replays_and_is_the_same_every_time(seen_deal: Any) -> None:
     pos, deck = seen_deal
     start = state_from_position(deck, pos)
@@ -105,26 +131,13 @@ def test_the_narrow_tree_first_and_the_wide_one_only_once_it_is_tried_whole(
     one after every narrow decision; and a seer given one width is the wide seer alone."""
     import rove.solve.seer as seer
 
-    widths: list[int] = []
-    real = seer.candidates
-
-    def counted(deck: Deck, s: Any, budget: Any) -> Any:
-        widths.append(budget.probe_nodes)
-        return real(deck, s, budget)
-
-    monkeypatch.setattr(seer, "candidates", counted)
+    widths = budgets_seen(monkeypatch, "probe_nodes")
     narrow, wide = seer.PROBE_WIDTHS
     assert narrow < wide
     pos, deck = seen_deal
     won = seek(deck, state_from_position(deck, pos), 2_000_000)
     assert won.plan is not None and set(widths) == {narrow} and won.decisions == len(widths)
-    spec = load_spec(specs["row"])
-    for seed in range(12):
-        lost_pos = deal(spec, seed, "impossible")
-        lost_deck = Deck(spec, lost_pos.rules)
-        start = state_from_position(lost_deck, lost_pos)
-        if start.status != PLAYING:
-            continue
+    for lost_deck, start in starts_in_play(load_spec(specs["row"]), 12):
         widths.clear()
         r = seek(lost_deck, start, 2_000_000)
         assert r.plan is None and r.discrepancies >= 0  # every line of both trees tried
@@ -237,21 +250,8 @@ def test_a_tree_tried_whole_at_a_cap_that_stopped_a_search_is_walked_again_at_a_
                                          if 100 * 4 ** i <= seer.MAX_SEARCH_NODES]
     assert seer.search_caps(100, 1) == [100] and seer.search_caps(seer.MAX_SEARCH_NODES, 4) == [
         seer.MAX_SEARCH_NODES]
-    caps: list[int | None] = []
-    real = seer.candidates
-
-    def counted(deck: Deck, s: Any, budget: Any) -> Any:
-        caps.append(budget.max_search)
-        return real(deck, s, budget)
-
-    monkeypatch.setattr(seer, "candidates", counted)
-    spec = load_spec(specs["ell"])
-    for seed in range(20):
-        pos = deal(spec, seed, "impossible")
-        d = Deck(spec, pos.rules)
-        start = state_from_position(d, pos)
-        if start.status != PLAYING:
-            continue
+    caps = budgets_seen(monkeypatch, "max_search")
+    for d, start in starts_in_play(load_spec(specs["ell"]), 20):
         caps.clear()
         one = seek(d, start, 2_000_000, search_nodes=1, widen=1)
         if one.plan is not None or set(caps) != {1}:
