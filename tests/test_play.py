@@ -325,7 +325,7 @@ def test_an_unknown_verdict_says_how_many_nodes_and_thinks_on(last_mission_file:
     then says no more."""
     import rove.play.coach as coach_module
 
-    monkeypatch.setattr(coach_module, "QUICK_NODES", 1)
+    monkeypatch.setattr(coach_module, "QUICK_SEARCH_NODES", 1)
     client, _, coach = make(last_mission_file, nodes=2, seer_nodes=0)
     v = asked(client, coach, "verdict")
     assert v["verdict"] == "unknown" and "within 1 node" in v["text"] and v["solver"] is None

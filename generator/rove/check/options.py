@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..generators.deals import DIFFICULTIES
+from ..solve.ladder import QUICK_SEARCH_NODES
 from ..spec import Spec
 
 BARE_BUDGET = 99  # points of the bare budget for mission costs from the starts: never binding
@@ -30,8 +31,7 @@ DEFAULT_EXPERT_NODE_LIMIT = 2_000_000
 #: 15 deals of the default check that a 500,000-node seer left, each within 2,300,000
 #: nodes and 4 to 18 s; on bench/decks/t35.yaml 5 of the 6 deals a 3,000,000-node seer
 #: ran out on, each within 4,600,000 nodes and 19 to 28 s) and a short exact search
-#: (proves the easy losses)
-QUICK_SEARCH_NODES = 100_000
+#: (proves the easy losses, ``solve.ladder.QUICK_SEARCH_NODES``)
 QUICK_SEER_NODES = 5_000_000
 #: by default only the cheap rungs run: on the decks measured the dear ones (a 2,000,000
 #: node search, the seer with 8 million) took a minute or more a deal and decided few

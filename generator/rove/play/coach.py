@@ -44,6 +44,7 @@ from typing import Any
 from ..actions import Action
 from ..engine import GOAL, LOST, WON, State, apply, is_stuck
 from ..replay import run_plan
+from ..solve.ladder import QUICK_SEARCH_NODES, Rung, climb
 from ..solve.nodes import Budget, Limit
 from .session import Session
 
@@ -51,12 +52,6 @@ ASKS = ("verdict", "hint", "expert")
 DEFAULT_NODES = 1_000_000
 """Exact-search nodes for one verdict or hint (a few seconds on the compiled core at most);
 on a deal, from the first time the player asks again about a position left unknown."""
-QUICK_NODES = 100_000
-"""Exact-search nodes of a deal's first verdict, after the seer: the cheap rung of ``rove
-check`` (``check.options.QUICK_SEARCH_NODES``), which proves the easy losses in a second;
-on the standard deck's first ten deals the positions the seer left took 9 to 22 s when
-the first verdict searched for 1,000,000 nodes, and none of them was decided
-(``python bench/coach.py``).  The dear search waits for "keep thinking"."""
 DEFAULT_SEER_NODES = 300_000
 """The seer's nodes before the exact search on a deal: it wins 44 of the standard deck's
 first 60 check deals within them (a median 1.4 s of CPU; ``python bench/seer.py``),
@@ -325,12 +320,11 @@ class Coach:
     def _climb(self, s: State, job: Job | None, effort: int) -> Answer:
         """A deal's verdict from ``s`` in order of cost: the seer with ``MORE ** (effort -
         1)`` times its nodes, then the exact search: the quick one first
-        (:data:`QUICK_NODES`, no more than ``nodes``), then ``nodes`` and ``MORE`` times
+        (:data:`rove.solve.ladder.QUICK_SEARCH_NODES`, no more than ``nodes``), then ``nodes`` and ``MORE`` times
         that each time the player asks again."""
-        from ..solve.ladder import Rung, climb
-
         rungs = [Rung("seer", self.seer_nodes * MORE ** (effort - 1))] if self.seer_nodes else []
-        rungs.append(Rung("search", min(self.nodes, QUICK_NODES) if effort == 1 else self.nodes * MORE ** (effort - 2)))
+        quick = min(self.nodes, QUICK_SEARCH_NODES)
+        rungs.append(Rung("search", quick if effort == 1 else self.nodes * MORE ** (effort - 2)))
 
         def check() -> None:
             if job is not None and job.cancel.is_set():

@@ -35,6 +35,12 @@ from ..replay import run_plan
 from .nodes import Budget, Limit
 
 SEARCH, SEER = "search", "seer"
+QUICK_SEARCH_NODES = 100_000
+"""The cheap exact rung, after the seer: a search this short proves the easy losses in a
+second; the dear ones come only for what it leaves (``rove check``'s second phase, the
+coach's "keep thinking").  On the standard deck's first ten ``rove play`` deals, the
+positions the seer left took 9 to 22 s when the coach's first verdict searched for
+1,000,000 nodes, and none of them was decided (``python bench/coach.py``)."""
 SOLVERS = (SEARCH, SEER)
 
 WON_, LOST_, UNKNOWN_, TIME_ = "won", "lost", "unknown", "time"
