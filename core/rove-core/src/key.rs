@@ -24,7 +24,9 @@ pub fn translation(s: &State) -> i32 {
 /// also the current card and both pile orders (needed whenever a draw can still
 /// matter).  The same fields as `rove.solve.nodes.canonical_key`.
 pub fn canonical_key(s: &State, piles: bool) -> KeyBuf {
-    key_bytes(s, if piles { Piles::All } else { Piles::None }, u32::MAX, true)
+    let mut out = KeyBuf::new();
+    canonical_key_into(s, piles, &mut out);
+    out
 }
 
 /// A state's key in a search for one mission's cheapest plan: the piles only as far as
@@ -76,7 +78,9 @@ enum Piles {
 /// the points left out and only the `spent_kept` bits of the spent set, so states that
 /// differ only in those can be compared entry by entry.
 pub fn loss_key(s: &State, spent_kept: u32) -> KeyBuf {
-    key_bytes(s, Piles::All, spent_kept, false)
+    let mut out = KeyBuf::new();
+    key_bytes_into(s, Piles::All, spent_kept, false, &mut out);
+    out
 }
 
 /// A key on the stack: tables are probed far more often than they grow, and a probe
@@ -144,14 +148,7 @@ impl std::fmt::Debug for KeyBuf {
     }
 }
 
-/// A key's bytes, as canonical_key describes them.
-fn key_bytes(s: &State, piles: Piles, spent_kept: u32, points: bool) -> KeyBuf {
-    let mut out = KeyBuf::new();
-    key_bytes_into(s, piles, spent_kept, points, &mut out);
-    out
-}
-
-/// [`key_bytes`] appended to `out`.
+/// A key's bytes, as canonical_key describes them, appended to `out`.
 fn key_bytes_into(s: &State, piles: Piles, spent_kept: u32, points: bool, out: &mut impl KeyOut) {
     let shift = translation(s);
     let small = s.cells().iter().all(|&c| {
