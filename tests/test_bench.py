@@ -37,6 +37,7 @@ LIGHT = [
     ("static.py", ["--starts", "2", "--repeat", "1"]),
     ("sweep_decks.py", ["--deals", "1", "--only", "b01"]),
     ("tables.py", ["--cards", "0"]),
+    ("tune.py", ["--decks", "classic", "--max-rounds", "0", "--check-deals", "5", "--jobs", "1"]),
     ("tablebase_payoff.py", ["--deals", "1", "--difficulty", "normal", "--pairs", "active", "--bonus-sample", "200"]),
 ]
 

@@ -10,6 +10,7 @@ every further point raises the rate.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,98 @@ def test_tune_reaches_a_reachable_target_with_the_smallest_change(decks: dict[st
     assert sum(c.movement.points for c in tuned.cards) == 1
     assert [c.mission for c in tuned.cards] == [c.mission for c in spec.cards]  # missions stay
     assert tuned_yaml(tune(spec, small())) == text  # the same seed, the same YAML
+    # the result is confirmed on as many deals again, which the search never played
+    assert st.held_out is not None and st.held_out_first == 60
+    h = st.held_out["normal"]
+    assert h.deals == 60 and h.wilson95[0] <= 0.5 <= h.wilson95[1]
+    assert "And over deals 60-119, which the search never played" in text
+    assert st.log[-1].startswith("confirmed on deals 60-119")
+    assert st.to_json()["held_out"]["first_deal"] == 60
+
+
+class Scripted:
+    """A stand-in for the expert's games: deal ``i`` of a deck is won when ``i % 10`` is
+    below ``wins(lowered, i)``, ``lowered`` the deck's cards with points below the
+    designer's (set ``wins`` on the class)."""
+
+    wins: Callable[[int, int], int] = staticmethod(lambda lowered, i: 5)
+
+    def __init__(self, *args: object) -> None:
+        self.games = 0
+
+    def __enter__(self) -> Scripted:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def evaluate(self, variants: list[Variant], difficulties: list[str], deals: int,
+                 progress: object = None, first: int = 0) -> dict[Variant, dict[str, Rate]]:
+        out = {}
+        for v in variants:
+            lowered = sum(1 for d in v if d[0] < 0)
+            won = sum(1 for i in range(first, first + deals) if i % 10 < self.wins(lowered, i))
+            out[v] = {d: Rate(won, deals, 0) for d in difficulties}
+        return out
+
+
+def test_a_result_the_search_deals_flatter_is_put_to_other_deals(
+        decks: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The designer's deck wins half of the search's 60 deals but 80% of the next 60:
+    the confirmation fails, the search goes on from it over all 120 (65%), steps down,
+    and the step it takes is confirmed on deals 120-179, a block no decision saw."""
+    import rove.check.tune as tune_module
+
+    monkeypatch.setattr(tune_module, "Evaluator", Scripted)
+    monkeypatch.setattr(Scripted, "wins", staticmethod(
+        lambda lowered, i: 6 - lowered if lowered else 5 if i < 60 else 8))
+    spec = load_spec(decks["one"])
+    st = tune(spec, small())
+    assert st.log[1] == "not confirmed on deals 60-119: normal 80.0% (target 50%); " \
+                        "over deals 0-119 65.0%; the search goes on from it"
+    assert st.rounds == 1 and st.reached and st.held_out_first == 120
+    assert st.log[-1].startswith("confirmed on deals 120-179")
+    assert st.best != zero(spec) and st.held_out is not None and st.best_rates is not None
+    assert st.held_out["normal"].rate == st.best_rates["normal"].rate
+    # with no round allowed the designer's deck is the answer, measured on unseen deals
+    st = tune(spec, small(max_rounds=0))
+    assert not st.reached and st.best == zero(spec) and st.held_out_first == 120
+    assert st.held_out is not None and st.held_out["normal"].rate == 0.8
+    assert st.best_rates is not None and st.best_rates["normal"].deals == 120
+    assert "And over deals 120-179, which the search never played" in tuned_yaml(st)
+
+    # 40% on the search's deals, 70% on the next block: over both, 55%, the target still
+    # inside, so the deck is put to a third block (50%) rather than changed
+    monkeypatch.setattr(Scripted, "wins", staticmethod(
+        lambda lowered, i: 4 if i < 60 else 7 if i < 120 else 5))
+    st = tune(spec, small())
+    assert st.log[1].endswith("over deals 0-119 55.0%")
+    assert st.reached and st.rounds == 0 and st.best == zero(spec) and st.held_out_first == 120
+    # and never more than MAX_CONFIRMATIONS blocks in a run (here 70%, 30%, 70%, each
+    # outside, the deals so far inside): then the search goes on
+    monkeypatch.setattr(Scripted, "wins", staticmethod(
+        lambda lowered, i: (6 - lowered) if lowered else 4 if i < 60 else 7 if i // 60 % 2 else 3))
+    st = tune(spec, small())
+    fails = [line for line in st.log if line.startswith("not confirmed")]
+    assert len(fails) == tune_module.MAX_CONFIRMATIONS and st.rounds >= 1
+    assert fails[-1].endswith("the search goes on from it")
+
+
+def test_candidates_are_ranked_by_their_change_on_common_deals() -> None:
+    """On 25 deals a step that wins 15 (60%) looks farther from a 50% target than one
+    that wins 13 (52%); but the current deck, at 45% over 200 deals, won 16 of those 25
+    (it had luck there) and 10 of the other step's: one step takes a deal from it, the
+    other three more.  Paired, the first lands at 41% and the second at 57%."""
+    from rove.check.tune import paired_distance
+
+    targets = (("normal", 0.5),)
+    cur = {"normal": Rate(90, 200, 0)}
+    a, b = {"normal": Rate(15, 25, 0)}, {"normal": Rate(13, 25, 0)}
+    assert paired_distance(a, None, cur, targets) > paired_distance(b, None, cur, targets)
+    base = {"normal": Rate(16, 25, 0)}
+    assert paired_distance(a, base, cur, targets) == pytest.approx((0.45 - 0.04 - 0.5) ** 2)
+    assert paired_distance(b, base, cur, targets) == pytest.approx((0.45 - 0.12 - 0.5) ** 2)
+    assert paired_distance(a, base, cur, targets) < paired_distance(b, base, cur, targets)
 
 
 def test_tune_reports_an_unreachable_target(decks: dict[str, Path]) -> None:
@@ -149,6 +242,10 @@ def test_cli_failure_interrupt_and_bad_input(decks: dict[str, Path], tmp_path: P
     assert data["gaps_points"] == {"normal": -50.0} and data["changes"] == []
     assert data["rates"]["normal"] == {"won": 0, "deals": 200, "budget_losses": 0, "win_rate": 0.0,
                                        "wilson95": [0.0, 0.0188]}
+    # the closest deck measured again on deals no decision of the search saw
+    assert data["held_out"] == {"first_deal": 200, "gaps_points": {"normal": -50.0},
+                                "rates": {"normal": data["rates"]["normal"]}}
+    assert "on deals 200-399, which the search never played, normal 0.0%" in r.stderr
     assert load_spec(out).cards  # the closest deck is written and loads
     assert "# Not reached" in out.read_text()
     r = runner.invoke(app, ["tune", str(decks["never"]), "--target", "normal=1.5", "-o", str(out)])

@@ -557,12 +557,19 @@ def tune(
         typer.echo(json.dumps(state.to_json(), indent=2))
     gaps = ", ".join(f"{d} {g:+.1f}" for d, g in state.gaps().items())
     changes = "; ".join(state.to_json()["changes"]) or "nothing"
+    unseen = ""
+    if state.held_out is not None:
+        first = state.held_out_first
+        unseen = (f"; on deals {first}-{first + opts.deals - 1}, which the search never played, "
+                  + ", ".join(f"{d} {100 * r.rate:.1f}%" for d, r in state.held_out.items()))
     if state.reached:
-        say(f"tune: every target reached ({gaps} points from target) after {plural(state.rounds, 'round')}, "
-            f"{plural(state.games, 'game')}; changed {changes}; wrote {output}")
+        say(f"tune: every target reached ({gaps} points from target{unseen}) after "
+            f"{plural(state.rounds, 'round')}, {plural(state.games, 'game')}; changed {changes}; "
+            f"wrote {output}")
         return
     say(f"tune: target not reached; closest deck written to {output}, still {gaps} points of win "
-        f"rate from the target(s) (changed {changes}); a wider --max-change or more --max-rounds may help")
+        f"rate from the target(s){unseen} (changed {changes}); a wider --max-change or more "
+        "--max-rounds may help")
     raise typer.Exit(EXIT_FAIL)
 
 

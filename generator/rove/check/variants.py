@@ -133,7 +133,8 @@ def describe(spec: Spec, v: Variant, alternatives: Alternatives = ()) -> list[st
 
 @dataclass(frozen=True)
 class Rate:
-    """The expert's games of one variant at one difficulty over the first ``deals`` deals."""
+    """The expert's games of one variant at one difficulty over ``deals`` deals (the first
+    ones, or a block of them: :meth:`Evaluator.evaluate`)."""
 
     won: int
     deals: int
@@ -198,16 +199,17 @@ class Evaluator:
         return got
 
     def evaluate(self, variants: Iterable[Variant], difficulties: Sequence[str], deals: int,
-                 progress: GamesFn | None = None) -> dict[Variant, dict[str, Rate]]:
-        """Each variant's expert results at each difficulty over deals ``0 .. deals-1``
-        (the games not yet cached are played, all variants' together)."""
+                 progress: GamesFn | None = None, first: int = 0) -> dict[Variant, dict[str, Rate]]:
+        """Each variant's expert results at each difficulty over deals ``first .. first +
+        deals - 1`` (the games not yet cached are played, all variants' together)."""
         vs = list(dict.fromkeys(variants))
+        span = range(first, first + deals)
         tasks: list[tuple[Any, ...]] = []
         keys: list[tuple[Variant, str, int]] = []
         for v in vs:
             path, fp = self._file(v)
             for d in difficulties:
-                for i in range(deals):
+                for i in span:
                     if (v, d, i) not in self._won:
                         tasks.append(("expert", path, fp, i, deal_seed(self.seed, i), d,
                                       self.node_limit))
@@ -225,7 +227,7 @@ class Evaluator:
         for v in vs:
             out[v] = {}
             for d in difficulties:
-                got = [self._won[(v, d, i)] for i in range(deals)]
+                got = [self._won[(v, d, i)] for i in span]
                 out[v][d] = Rate(sum(w for w, _ in got), deals, sum(b for _, b in got))
         return out
 
