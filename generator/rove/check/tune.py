@@ -338,6 +338,11 @@ class TuneState:
     def tuned(self) -> Spec:
         return apply_variant(self.spec, self.best, self.alternatives)
 
+    @property
+    def held_out_span(self) -> str:
+        """Which deals ``held_out`` was measured on ("deals 200-399")."""
+        return _block(self.held_out_first, self.options.deals)
+
     def gaps(self) -> dict[str, float]:
         """Per target, measured minus target (points of win rate) for the closest deck."""
         return {} if self.best_rates is None else _gaps(self.best_rates, self.options.targets)
@@ -405,7 +410,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
         failed = 0  # confirmations failed
         while True:
             if within(cur_rates, targets) and _deals(cur_rates) == seen:
-                span = f"deals {seen}-{seen + options.deals - 1}"
+                span = _block(seen, options.deals)
                 check = held_out(cur, seen, f"confirming on {span}")
                 if within(check, targets):
                     st.reached, st.held_out, st.held_out_first = True, check, seen
@@ -473,9 +478,10 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
             # the designer's deck, measured on fewer deals only, is the result: give it all
             st.best_rates = measure([st.best], options.deals, "the designer's deck")[st.best]
         if st.held_out is None:  # not reached: the closest deck on deals no decision saw
+            span = _block(seen, options.deals)
             st.held_out_first = seen
-            st.held_out = held_out(st.best, seen, f"measuring on deals {seen}-{seen + options.deals - 1}")
-            st.log.append(_line(f"the closest deck on deals {seen}-{seen + options.deals - 1}",
+            st.held_out = held_out(st.best, seen, f"measuring on {span}")
+            st.log.append(_line(f"the closest deck on {span}",
                                 spec, st.best, st.held_out, targets, alts, changes=False))
     return st
 
@@ -490,6 +496,11 @@ def _rate_rows(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> 
         out.append(f"  {d:<11}{100 * t:>6.0f}%{r.won:>6}{r.deals:>6}{100 * r.rate:>7.1f}%"
                    f"{100 * lo:>8.1f}-{100 * hi:.1f}%{r.budget:>8}")
     return out
+
+
+def _block(first: int, n: int) -> str:
+    """A block of ``n`` deals from ``first`` on, as the log and the header name it."""
+    return f"deals {first}-{first + n - 1}"
 
 
 def _gaps(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -562,8 +573,7 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
                     f"(node limit {o.expert_node_limit} a game):")
         head += _rate_rows(st.best_rates, o.targets)
     if st.held_out is not None and not interrupted:
-        first = st.held_out_first
-        head.append(f"And over deals {first}-{first + _deals(st.held_out) - 1}, which the search "
+        head.append(f"And over {st.held_out_span}, which the search "
                     "never played (the figure to expect on other deals):")
         head += _rate_rows(st.held_out, o.targets)
     head += table or []
