@@ -191,3 +191,49 @@ def test_game_searches_agree_with_a_full_walk(tmp_path: Path, seeds: range) -> N
                 assert replay(p, plan).final.status == WON
     assert wrong == []
     assert decided == {"run": {True, False}, "win_from": {True, False}}  # every verdict exercised
+
+
+
+# A position from one of the expert's games on bench/decks/t35.yaml (seed 1, deal 3 at
+# normal, its second mission): four abilities spent, a full hand, no current card.
+AFTER_A_PLAY = """\
+format: rove-position/1
+spec: {spec}
+goal: mission
+layout: |
+  S
+  B
+  . L
+  . C
+  . . G
+  . . . M
+spent: [B, C, G, L]
+missions_done: 1
+completed: [c08]
+mission: c04
+hand: [c09, c05, c03, c01, c12]
+draw: [c07]
+discard: []
+current: null
+"""
+
+
+def test_a_move_counted_after_a_play_keeps_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The estimate of one point on a path that played a card and made no move since
+    (``nodes.played_for_a_move``) spares A* the states that plays and abilities reach
+    while it looks for a completion without a point, and finds the same plan: Python's
+    A* with it and without it on a position where that is most of the search."""
+    from rove.solve import astar
+    from rove.solve.nodes import Budget
+
+    spec = Path(__file__).resolve().parents[1] / "bench" / "decks" / "t35.yaml"
+    p = parse_position(AFTER_A_PLAY.format(spec=spec), "<t35 deal 3>", None)
+    deck = Deck(p.spec, p.rules)
+    s = state_from_position(deck, p)
+    with_rule = astar.solve_mission_python(deck, s, Budget(float("inf"), 10_000))
+    monkeypatch.setattr(astar, "played_for_a_move", lambda estimate, fresh: estimate)
+    without = astar.solve_mission_python(deck, s, Budget(float("inf"), 10_000))
+    assert with_rule.plan is not None and with_rule.plan == without.plan
+    assert [str(a) for a in with_rule.plan] == ["play c09-", "M NW3", "M shift C E"]
+    assert (with_rule.nodes, without.nodes) == (20, 44)
+    assert verify_plan(p, with_rule.plan).goal_reached

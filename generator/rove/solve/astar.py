@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, State, apply, pack, unpack
 from .heuristic import Heuristic
-from .nodes import Budget, Key, mission_key, still_fresh, translation, useful_successors, wasted_play
+from .nodes import Budget, Key, mission_key, played_for_a_move, still_fresh, translation, useful_successors, wasted_play
 from .result import MissionPlan, MissionSolution
 
 #: A* frontier entries: (f, -points so far, insertion order, state, g, fresh), where f
@@ -108,7 +108,8 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
             old = best_g.get(k2)
             if old is not None and old <= g2:
                 continue
-            h2, ha2 = h.estimate(s2)
+            fresh2 = still_fresh(a, s, s2, fresh)
+            h2, ha2 = played_for_a_move(h.estimate(s2), fresh2)
             if h2 > h.points_obtainable(s2):
                 continue
             f2 = (g2[0] + h2, g2[1], g2[2] + ha2)
@@ -116,7 +117,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
                 continue
             best_g[k2] = g2
             parents[k2] = (key, a, translation(s))
-            heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2, still_fresh(a, s, s2, fresh)))
+            heapq.heappush(open_, (f2, -g2[0], next(counter), s2, g2, fresh2))
     if incumbent is None:
         return MissionSolution(None, None, expanded)
     steps: list[tuple[Action, int]] = [(goal_action, goal_shift)]  # type: ignore[list-item]
