@@ -529,8 +529,8 @@ def test_ctrl_c_prints_the_figures_so_far(tmp_path: Path) -> None:
     """A SIGINT once the expert's games are done and the thoughtful player's first search
     runs: the figures of the finished work are printed, marked partial (the deal not yet
     decided counts as unknown), the run exits 130 and writes no report.  (Deal 0 of the
-    standard deck at impossible is won by the expert, deal 1 lost, so deal 1 is searched.)"""
-    proc, out, err = _ctrl_c_when_ready("check", ["check", "standard", "--deals", "2", "--difficulty", "impossible",
+    standard deck at hard is won by the expert, deal 1 lost, so deal 1 is searched.)"""
+    proc, out, err = _ctrl_c_when_ready("check", ["check", "standard", "--deals", "2", "--difficulty", "hard",
                                                   "--jobs", "1", "--starts", "0",
                                                   "--report", str(tmp_path / "r.pdf")], timeout=120)
     assert proc.returncode == 130, err

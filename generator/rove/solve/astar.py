@@ -15,7 +15,17 @@ from dataclasses import replace
 from ..actions import Action
 from ..engine import GOAL, PLAYING, WON, Deck, State, apply, pack, unpack
 from .heuristic import Heuristic
-from .nodes import Budget, Key, mission_key, played_for_a_move, still_fresh, translation, useful_successors, wasted_play
+from .nodes import (
+    Budget,
+    Key,
+    cards_needed,
+    mission_key,
+    played_for_a_move,
+    still_fresh,
+    translation,
+    useful_successors,
+    wasted_play,
+)
 from .result import MissionPlan, MissionSolution
 
 #: A* frontier entries: (f, -points so far, insertion order, state, g, fresh), where f
@@ -67,7 +77,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
     h0, a0 = h.estimate(start)
     if h0 > h.points_obtainable(start) or h0 > cap:
         return MissionSolution(None, None, 0)
-    open_: list[_Entry] = [((h0, 0, a0), -0, next(counter), start, (0, 0, 0), False)]
+    open_: list[_Entry] = [((h0, cards_needed(h0, start), a0), -0, next(counter), start, (0, 0, 0), False)]
     # key -> (parent key, action, the parent's translation when the action was made):
     # translated copies of a state share a key, so actions with cells are re-based
     # when the plan is rebuilt
@@ -112,7 +122,7 @@ def solve_mission_python(deck: Deck, start: State, budget: Budget, max_points: i
             h2, ha2 = played_for_a_move(h.estimate(s2), fresh2)
             if h2 > h.points_obtainable(s2):
                 continue
-            f2 = (g2[0] + h2, g2[1], g2[2] + ha2)
+            f2 = (g2[0] + h2, g2[1] + cards_needed(h2, s2), g2[2] + ha2)
             if f2[0] > cap or (incumbent is not None and f2 >= incumbent):
                 continue
             best_g[k2] = g2

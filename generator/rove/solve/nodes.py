@@ -124,6 +124,20 @@ def wasted_play(deck: Deck, s: State, fresh: bool) -> bool:
     return fresh and len(s.hand) + sensor_draws_left(deck, s.spent) <= HAND_LIMIT
 
 
+def cards_needed(points: int, s: State) -> int:
+    """The cards a plan from ``s`` still plays, at least, when it spends ``points`` more
+    points (the estimate's), in a search for the cheapest plan of one mission: one when
+    those are more than the current card has left, as only a card's play brings points.
+
+    A* orders plans by points, then cards: without this bound a search whose start holds
+    no points expanded every state the abilities reach at the cheapest number of points
+    with no card played yet, though none of them completes the mission without a play
+    (half the nodes of a first mission's search with every ability unspent, on
+    bench/decks/t35.yaml).  Admissible on the points' tie, where it counts: a plan that
+    spends exactly ``points`` more plays a card when the current one holds fewer."""
+    return int(points > s.points)
+
+
 def played_for_a_move(estimate: tuple[int, int], fresh: bool) -> tuple[int, int]:
     """The estimate ``(points, abilities)`` of a state reached on a ``fresh`` path (see
     :func:`still_fresh`), in a search for the cheapest plan of one mission: at least one
