@@ -132,8 +132,8 @@ def cards_needed(points: int, s: State) -> int:
     A* orders plans by points, then cards: without this bound a search whose start holds
     no points expanded every state the abilities reach at the cheapest number of points
     with no card played yet, though none of them completes the mission without a play
-    (half the nodes of a first mission's search with every ability unspent, on
-    bench/decks/t35.yaml).  Admissible on the points' tie, where it counts: a plan that
+    (two thirds of what :func:`played_for_a_move` leaves of a first mission's search with
+    every ability unspent, on bench/decks/t35.yaml).  Admissible on the points' tie, where it counts: a plan that
     spends exactly ``points`` more plays a card when the current one holds fewer."""
     return int(points > s.points)
 
@@ -150,7 +150,7 @@ def played_for_a_move(estimate: tuple[int, int], fresh: bool) -> tuple[int, int]
     optimal plan goes on from a fresh path without a move, and counting that move keeps
     A* optimal.  With the plain estimate of 0, A* expanded, ahead of every one-point
     plan, each state that plays and abilities reach while it looked for a completion
-    without a point: three fifths of the nodes of a first mission's search with every
+    without a point: nearly half the nodes of a first mission's search with every
     ability unspent (on bench/decks/t35.yaml).  The raised estimate is only admissible
     along optimal plans, which is all A* with re-opening needs."""
     points, abilities = estimate
