@@ -193,7 +193,6 @@ def test_game_searches_agree_with_a_full_walk(tmp_path: Path, seeds: range) -> N
     assert decided == {"run": {True, False}, "win_from": {True, False}}  # every verdict exercised
 
 
-
 # A position from one of the expert's games on bench/decks/t35.yaml (seed 1, deal 3 at
 # normal, its second mission): four abilities spent, a full hand, no current card.
 AFTER_A_PLAY = """\
@@ -218,22 +217,26 @@ current: null
 """
 
 
-def test_a_move_counted_after_a_play_keeps_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The estimate of one point on a path that played a card and made no move since
-    (``nodes.played_for_a_move``) spares A* the states that plays and abilities reach
-    while it looks for a completion without a point, and finds the same plan: Python's
-    A* with it and without it on a position where that is most of the search."""
+@pytest.mark.parametrize(("bounds", "nodes"), [((True, True), 16), ((False, True), 40), ((True, False), 20),
+                                               ((False, False), 44)])
+def test_bounds_on_points_and_cards_keep_the_optimum(monkeypatch: pytest.MonkeyPatch, bounds: tuple[bool, bool],
+                                                     nodes: int) -> None:
+    """A*'s bounds on what a state still needs, a point on a path that played a card and
+    made no move since (``nodes.played_for_a_move``) and a card when the points needed
+    are more than the current card holds (``nodes.cards_needed``), each spare Python's
+    A* nodes on a position where plays and abilities reach many states at the cheapest
+    points, and find the same plan as without them."""
     from rove.solve import astar
     from rove.solve.nodes import Budget
 
+    if not bounds[0]:
+        monkeypatch.setattr(astar, "played_for_a_move", lambda estimate, fresh: estimate)
+    if not bounds[1]:
+        monkeypatch.setattr(astar, "cards_needed", lambda points, s: 0)
     spec = Path(__file__).resolve().parents[1] / "bench" / "decks" / "t35.yaml"
     p = parse_position(AFTER_A_PLAY.format(spec=spec), "<t35 deal 3>", None)
     deck = Deck(p.spec, p.rules)
-    s = state_from_position(deck, p)
-    with_rule = astar.solve_mission_python(deck, s, Budget(float("inf"), 10_000))
-    monkeypatch.setattr(astar, "played_for_a_move", lambda estimate, fresh: estimate)
-    without = astar.solve_mission_python(deck, s, Budget(float("inf"), 10_000))
-    assert with_rule.plan is not None and with_rule.plan == without.plan
-    assert [str(a) for a in with_rule.plan] == ["play c09-", "M NW3", "M shift C E"]
-    assert (with_rule.nodes, without.nodes) == (16, 40)
-    assert verify_plan(p, with_rule.plan).goal_reached
+    r = astar.solve_mission_python(deck, state_from_position(deck, p), Budget(float("inf"), 10_000))
+    assert r.plan is not None and [str(a) for a in r.plan] == ["play c09-", "M NW3", "M shift C E"]
+    assert r.nodes == nodes
+    assert verify_plan(p, r.plan).goal_reached

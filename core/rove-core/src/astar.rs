@@ -114,8 +114,9 @@ fn still_fresh(a: &Action, s: &State, s2: &State, fresh: bool) -> bool {
 /// a fresh path without a move, so counting one keeps A* optimal, where the plain
 /// estimate of 0 had it expand, ahead of every one-point plan, each state reached by
 /// plays and abilities in search of a completion without a point (nearly half the
-/// nodes of a first mission's search with every ability unspent).  The same rule as
-/// `rove.solve.nodes.played_for_a_move`, whose test this is.
+/// nodes of a first mission's search with every ability unspent).  The same bound as
+/// `rove.solve.nodes.played_for_a_move`, which the tests hold this search to node for
+/// node.
 fn played_for_a_move(estimate: (i32, i32), fresh: bool) -> (i32, i32) {
     if fresh && estimate.0 == 0 {
         (1, 0)
@@ -129,10 +130,11 @@ fn played_for_a_move(estimate: (i32, i32), fresh: bool) -> (i32, i32) {
 /// card's play brings points.  A* orders plans by points, then cards: without this
 /// bound a search whose start has no points expanded every state the abilities reach at
 /// the cheapest number of points with no card played yet, though no such state
-/// completes the mission without a play (two thirds of what the rule above leaves of
-/// a first mission's search with every ability unspent).  Admissible on the points' tie, where it counts: a plan
-/// that spends exactly `points` more plays a card when the current one holds fewer.
-/// The same bound as `rove.solve.nodes.cards_needed`.
+/// completes the mission without a play (two thirds of what the bound above leaves of
+/// a first mission's search with every ability unspent).  Admissible on the points'
+/// tie, where it counts: a plan that spends exactly `points` more plays a card when the
+/// current one holds fewer.  The same bound as `rove.solve.nodes.cards_needed`, which
+/// the tests hold this search to node for node.
 fn cards_needed(points: i32, s: &State) -> i32 {
     i32::from(points > s.points)
 }

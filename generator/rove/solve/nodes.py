@@ -132,9 +132,10 @@ def cards_needed(points: int, s: State) -> int:
     A* orders plans by points, then cards: without this bound a search whose start holds
     no points expanded every state the abilities reach at the cheapest number of points
     with no card played yet, though none of them completes the mission without a play
-    (two thirds of what :func:`played_for_a_move` leaves of a first mission's search with
-    every ability unspent, on bench/decks/t35.yaml).  Admissible on the points' tie, where it counts: a plan that
-    spends exactly ``points`` more plays a card when the current one holds fewer."""
+    (two thirds of what :func:`played_for_a_move` leaves of a first mission's search
+    with every ability unspent, on bench/decks/t35.yaml).  Admissible on the points'
+    tie, where it counts: a plan that spends exactly ``points`` more plays a card when
+    the current one holds fewer."""
     return int(points > s.points)
 
 
