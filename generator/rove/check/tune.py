@@ -429,7 +429,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                 again = within(cur_rates, targets) and failed < MAX_CONFIRMATIONS
                 st.log.append(_line(f"not confirmed on {span}", spec, cur, check, targets, alts,
                                     changes=False)
-                              + f"; over deals 0-{seen - 1} "
+                              + f"; over {_block(0, seen)} "
                               + ", ".join(f"{100 * r.rate:.1f}%" for r in cur_rates.values())
                               + ("" if again else "; the search goes on from it"))
                 if again:
