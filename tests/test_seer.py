@@ -19,10 +19,11 @@ from typer.testing import CliRunner
 
 from rove.check import CheckOptions, print_report, run_check
 from rove.cli import app
-from rove.engine import LOST, PLAYING, WON, Deck, state_from_position
+from rove.engine import LOST, PLAYING, WON, Deck, apply, state_from_position
 from rove.generators.deals import deal
 from rove.pdf.report import render_report_pdf
 from rove.replay import verify_plan
+from rove.solve.core import available as core_available
 from rove.solve.ladder import Rung, climb
 from rove.solve.search import solve
 from rove.solve.seer import OutOfNodes, discrepancy_search, seek
@@ -251,6 +252,9 @@ def test_a_tree_tried_whole_at_a_cap_that_stopped_a_search_is_walked_again_at_a_
     assert seer.search_caps(100, 1) == [100] and seer.search_caps(seer.MAX_SEARCH_NODES, 4) == [
         seer.MAX_SEARCH_NODES]
     caps = budgets_seen(monkeypatch, "max_search")
+    # without the tables, which would answer the capped searches where no ability is left
+    # (the next test): the widening is for the searches they cannot help
+    monkeypatch.setenv("ROVE_TABLES", "0")
     for d, start in starts_in_play(load_spec(specs["ell"]), 20):
         caps.clear()
         one = seek(d, start, 2_000_000, search_nodes=1, widen=1)
@@ -270,3 +274,68 @@ def test_a_tree_tried_whole_at_a_cap_that_stopped_a_search_is_walked_again_at_a_
     # a seer whose budget, not its cap, stopped a search is not exhausted either
     pos, deck = seen_deal
     assert not seek(deck, state_from_position(deck, pos), 5_000).exhausted
+
+
+# A state from the seer's walk of bench/decks/t35.yaml's deal 83479554477409 at normal
+# (its third mission, the expert's view): every ability spent but the Sensor's, a full
+# hand.  A* without a table needs 142,442 nodes for its 8 points (its bound says 3).
+ONLY_THE_SENSOR_LEFT = """\
+format: rove-position/1
+spec: {spec}
+goal: mission
+layout: |
+  C
+  L
+  . M
+  . . S
+  . . . B
+  . . . G
+spent: [B, C, G, L, M]
+missions_done: 2
+completed: [c05, c07]
+mission: c06
+hand: [c03, c02, c08, c12, c01]
+draw: [c04]
+discard: []
+current: null
+"""
+
+
+@pytest.mark.skipif(not core_available(), reason="the distance tables are the compiled core's")
+def test_a_capped_search_with_no_ability_left_to_move_a_module_is_answered_by_its_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seer's budget (``tables``): a main search that stops at its cap where only a
+    Sensor's ability is left is searched again with the distance table of its mission and
+    spent set, and finds a plan as cheap as A* without a cap; the next search of that pair
+    uses the table at once.  The expert's budget, a probe and ``ROVE_TABLES=0`` keep the
+    plain search, which stops at the cap."""
+    from rove.position import parse_position
+    from rove.solve.astar import solve_mission_state
+    from rove.solve.core import tables_off
+    from rove.solve.expert import PlayerBudget
+    from rove.solve.nodes import Budget
+    from rove.solve.result import plan_cost
+
+    spec = Path(__file__).resolve().parents[1] / "bench" / "decks" / "t35.yaml"
+    p = parse_position(ONLY_THE_SENSOR_LEFT.format(spec=spec), "<t35 deal>", None)
+    deck = Deck(p.spec, p.rules)
+    s = state_from_position(deck, p)
+    with tables_off():
+        plain = solve_mission_state(deck, s, Budget(float("inf"), 1_000_000))
+    assert plain.plan is not None and plain.nodes > 100_000
+    cap = 20_000
+    assert PlayerBudget(10**7, 500, max_search=cap).search(deck, s) == (None, True)
+    seer_budget = PlayerBudget(10**7, 500, max_search=cap, tables=True)
+    assert seer_budget.search(deck, s, probe=True) == (None, True)  # a probe: 500 nodes, no table
+    plan, capped = seer_budget.search(deck, s)
+    assert not capped and plan is not None and plan_cost(plan) == plan_cost(plain.plan)
+    assert verify_plan(p, plan).goal_reached
+    assert seer_budget.tabled == {(s.mission, s.spent)}
+    assert cap < seer_budget.used - 500 < cap + 2_000  # the capped search, then a few hundred
+    nxt = apply(deck, s, plan[0])  # the first play: the same mission and spent set
+    used = seer_budget.used
+    again, _ = seer_budget.search(deck, nxt)
+    assert again is not None and seer_budget.used - used < 2_000  # the table at once
+    monkeypatch.setenv("ROVE_TABLES", "0")
+    off = PlayerBudget(10**7, 500, max_search=cap, tables=True)
+    assert off.search(deck, s) == (None, True) and off.tabled == set()

@@ -315,10 +315,6 @@ def _table_task(spec_path: str, fingerprint: str, card: str, arrangements: list[
     return {"card": card, "rows": rows, "table": table, "seconds": time.monotonic() - t0}
 
 
-#: the most modules the core's distance tables hold
-TABLE_MODULES = 6
-
-
 def _tables_apply(spec: Spec) -> bool:
     """Whether the no-abilities costs come from distance tables: the core is built and
     on, the tables are not switched off (``ROVE_TABLES=0``), and the deck is small
@@ -326,7 +322,7 @@ def _tables_apply(spec: Spec) -> bool:
     from ..engine import Deck
     from ..solve import core
 
-    return (2 <= len(spec.modules) <= TABLE_MODULES and core.available(Deck(spec))
+    return (2 <= len(spec.modules) <= core.TABLE_MODULES and core.available(Deck(spec))
             and core.tables_after() != 0)
 
 

@@ -70,17 +70,46 @@ def tables_off() -> Iterator[None]:
         _TABLES_OFF[0] -= 1
 
 
+TABLE_MODULES = 6
+"""The most modules the core's distance tables hold (its ``tables::MAX_TABLE_MODULES``)."""
+
+_TABLES_EAGER = [0]
+"""How many ``tables_eager`` blocks are open."""
+
+
+@contextmanager
+def tables_eager() -> Iterator[None]:
+    """The searches inside switch a distance table on at its first ask, as under
+    ``ROVE_TABLES=eager`` (``ROVE_TABLES=0`` and ``tables_off`` still win).
+
+    For a caller that knows a search will pay for its table before the search does:
+    the seer, once a search of the same mission and spent set stopped at its cap
+    (:class:`rove.solve.expert.PlayerBudget`)."""
+    _TABLES_EAGER[0] += 1
+    try:
+        yield
+    finally:
+        _TABLES_EAGER[0] -= 1
+
+
 def tables_after() -> int:
     """After how many asks a solve switches a distance table on (0: never).
 
     ``ROVE_TABLES=0`` in the environment switches the tables off (the reference
     bounds), ``ROVE_TABLES=eager`` on at the first ask (tests and benchmarks: small
-    searches then use them too); otherwise the core's default, which spares the
-    short searches a table's build."""
+    searches then use them too; so does a ``tables_eager`` block); otherwise the core's
+    default, which spares the short searches a table's build."""
     value = os.environ.get("ROVE_TABLES", "")
     if value == "0" or _TABLES_OFF[0]:
         return 0
-    return 1 if value == "eager" else int(_core.TABLES_AFTER)
+    return 1 if value == "eager" or _TABLES_EAGER[0] else int(_core.TABLES_AFTER)
+
+
+def tables_possible(deck: Deck) -> bool:
+    """Whether a search of this deck can use a distance table at all: the core is built
+    and on, the deck small enough, and ``ROVE_TABLES=0`` not set."""
+    return (available(deck) and 2 <= deck.n <= TABLE_MODULES
+            and os.environ.get("ROVE_TABLES", "") != "0")
 
 
 GAME_TABLES_MIN_NODES = 1_000_000

@@ -85,6 +85,7 @@ engine).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -158,12 +159,19 @@ class PlayerBudget:
 
     ``max_search`` caps each main search (None: whatever the game has left); a player
     that backtracks (:mod:`.seer`) sets it, so that one hard decision cannot spend the
-    nodes its alternatives need."""
+    nodes its alternatives need.
 
-    def __init__(self, node_limit: int, probe_nodes: int, max_search: int | None = None) -> None:
+    With ``tables`` (the seer), a main search that stops at ``max_search`` from a state
+    no ability can change the layout of any more is searched again at once with the
+    core's distance table of its mission and spent set, and so is every later main
+    search of that mission and spent set (see :meth:`_search`)."""
+
+    def __init__(self, node_limit: int, probe_nodes: int, max_search: int | None = None,
+                 tables: bool = False) -> None:
         self.left = node_limit
         self.probe_nodes = probe_nodes
         self.max_search = max_search
+        self.tables = tables
         self.used = 0
         #: main searches stopped by ``max_search`` (a larger cap could answer them), and
         #: searches of either kind stopped by what the game had left
@@ -171,6 +179,9 @@ class PlayerBudget:
         self.starved = 0
         # (state, spent set searched) -> (answer, nodes it took)
         self.memo: dict[tuple[State, int], tuple[tuple[list[Action] | None, bool], int]] = {}
+        #: (mission, spent set) of the layout-inert main searches that stopped at their
+        #: cap: their main searches use the distance tables
+        self.tabled: set[tuple[int, int]] = set()
 
     def search(self, deck: Deck, s: State, probe: bool = False, mask: bool = True,
                ) -> tuple[list[Action] | None, bool]:
@@ -184,7 +195,7 @@ class PlayerBudget:
         the nodes the short one spent."""
         left = self.left
         want = self.probe_nodes if probe else self.max_search if self.max_search is not None else left
-        got = self._search(deck, s, min(left, want), mask)
+        got = self._search(deck, s, min(left, want), mask, main=not probe and self.max_search is not None)
         if got[1]:  # stopped at its limit: say whose
             if want >= left:
                 self.starved += 1
@@ -192,9 +203,10 @@ class PlayerBudget:
                 self.capped += 1
         return got
 
-    def _search(self, deck: Deck, s: State, cap: int, mask: bool,
+    def _search(self, deck: Deck, s: State, cap: int, mask: bool, main: bool = False,
                 ) -> tuple[list[Action] | None, bool]:
-        """One bounded mission search of ``cap`` nodes (see :meth:`search`).
+        """One bounded mission search of ``cap`` nodes (see :meth:`search`); ``main``: a
+        main search under ``max_search``.
 
         Its answer is remembered with the nodes it took: a plan (or a proof) found in
         ``n`` nodes is the answer to any search of the state with a cap above ``n`` (a
@@ -204,8 +216,17 @@ class PlayerBudget:
         The searches run without the distance tables: the game's searches are many and
         short, and a table's build (seconds) costs more than the nodes it saves them (on
         10 deals a difficulty, the expert's CPU time 68 -> 50 s on the bundled deck and
-        159 -> 131 s on bench/decks/o35.yaml, the same wins)."""
-        from .core import tables_off
+        159 -> 131 s on bench/decks/o35.yaml, the same wins).  The exception is
+        ``tables``: the seer's main searches that stop at their cap are nearly all from
+        states whose abilities are spent but a Sensor's, where A*'s bound is far below
+        the optimum (3 points against 8) and a table's is exact, and they come back
+        again and again with the same mission and spent set (34 of them, of three
+        pairs, on one bench/decks/t35.yaml deal); one build of a few seconds answers
+        them all in a few hundred nodes each, where each cost the whole cap and left
+        its decision without a plan.  Whether a table is used depends on node counts
+        only, and a table's distances are exact, so the answers stay the same on any
+        machine."""
+        from .core import tables_eager, tables_off, tables_possible
 
         if cap <= 0:
             return None, True
@@ -215,19 +236,43 @@ class PlayerBudget:
             got, nodes = known
             if (not got[1] and nodes < cap) or (got[1] and nodes >= cap):
                 return got
-        b = Budget(float("inf"), cap)
-        try:
-            with tables_off():
-                plan, _, _ = solve_mission_state(deck, replace(s, spent=masked), b)
-            got = (plan, False)
-        except Limit:
-            plan, got = None, (None, True)
+        searched = replace(s, spent=masked)
+        key = (s.mission, masked)
+        inert = main and self.tables and layout_inert(deck, masked) and tables_possible(deck)
+        got, nodes = _bounded_search(deck, searched, cap, tables_eager if inert and key in self.tabled else tables_off)
+        if got[1] and inert and key not in self.tabled:
+            self.tabled.add(key)
+            self.used += nodes
+            self.left -= nodes
+            got, nodes = _bounded_search(deck, searched, min(cap, self.left), tables_eager)
+        plan = got[0]
         if plan and masked != s.spent and completion(deck, s, plan) is None:
             got = (None, False)  # not expected: the masked Sensor's arrows are its active ones
-        self.used += b.nodes
-        self.left -= b.nodes
-        self.memo[(s, masked)] = (got, b.nodes)
+        self.used += nodes
+        self.left -= nodes
+        self.memo[(s, masked)] = (got, nodes)
         return got
+
+
+def _bounded_search(deck: Deck, s: State, cap: int, tables: Callable[[], AbstractContextManager[None]],
+                    ) -> tuple[tuple[list[Action] | None, bool], int]:
+    """((the optimal plan or None, whether the search stopped at ``cap``), nodes) of one
+    A* search of ``s``'s mission, inside the ``tables`` context (on or off)."""
+    if cap <= 0:
+        return (None, True), 0
+    b = Budget(float("inf"), cap)
+    try:
+        with tables():
+            plan, _, _ = solve_mission_state(deck, s, b)
+        return (plan, False), b.nodes
+    except Limit:
+        return (None, True), b.nodes
+
+
+def layout_inert(deck: Deck, spent: int) -> bool:
+    """Whether no ability left in ``spent`` can change the layout: every unspent module
+    is a Sensor (its ability draws a card), the states the distance tables cover."""
+    return all(spent >> i & 1 or m.ability == "sensor" for i, m in enumerate(deck.modules))
 
 
 def sensor_mask(deck: Deck) -> int:
