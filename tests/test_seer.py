@@ -304,11 +304,12 @@ current: null
 @pytest.mark.skipif(not core_available(), reason="the distance tables are the compiled core's")
 def test_a_capped_search_with_no_ability_left_to_move_a_module_is_answered_by_its_table(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The seer's budget (``tables``): a main search that stops at its cap where only a
+    """``PlayerBudget``'s ``table_after``: a main search that runs past it where only a
     Sensor's ability is left is searched again with the distance table of its mission and
     spent set, and finds a plan as cheap as A* without a cap; the next search of that pair
-    uses the table at once.  The expert's budget, a probe and ``ROVE_TABLES=0`` keep the
-    plain search, which stops at the cap."""
+    uses the table at once.  The seer sets it to its cap, the expert (no cap) to a node
+    count.  Without it, in a probe and under ``ROVE_TABLES=0`` the plain search stops at
+    the cap."""
     from rove.position import parse_position
     from rove.solve.astar import solve_mission_state
     from rove.solve.core import tables_off
@@ -324,8 +325,8 @@ def test_a_capped_search_with_no_ability_left_to_move_a_module_is_answered_by_it
         plain = solve_mission_state(deck, s, Budget(float("inf"), 1_000_000))
     assert plain.plan is not None and plain.nodes > 100_000
     cap = 20_000
-    assert PlayerBudget(10**7, 500, max_search=cap).search(deck, s) == (None, True)
-    seer_budget = PlayerBudget(10**7, 500, max_search=cap, tables=True)
+    assert PlayerBudget(10**7, 500, max_search=cap).search(deck, s) == (None, True)  # no table_after
+    seer_budget = PlayerBudget(10**7, 500, max_search=cap, table_after=cap)
     assert seer_budget.search(deck, s, probe=True) == (None, True)  # a probe: 500 nodes, no table
     plan, capped = seer_budget.search(deck, s)
     assert not capped and plan is not None and plan_cost(plan) == plan_cost(plain.plan)
@@ -336,6 +337,13 @@ def test_a_capped_search_with_no_ability_left_to_move_a_module_is_answered_by_it
     used = seer_budget.used
     again, _ = seer_budget.search(deck, nxt)
     assert again is not None and seer_budget.used - used < 2_000  # the table at once
+    # the expert's budget has no cap: its long searches switch at ``table_after``
+    expert_budget = PlayerBudget(10**7, 500, table_after=cap)
+    plan, capped = expert_budget.search(deck, s)
+    assert not capped and plan is not None and plan_cost(plan) == plan_cost(plain.plan)
+    assert cap < expert_budget.used < cap + 2_000
+    plain_budget = PlayerBudget(10**7, 500)
+    assert plain_budget.search(deck, s)[0] is not None and plain_budget.used == plain.nodes
     monkeypatch.setenv("ROVE_TABLES", "0")
-    off = PlayerBudget(10**7, 500, max_search=cap, tables=True)
+    off = PlayerBudget(10**7, 500, max_search=cap, table_after=cap)
     assert off.search(deck, s) == (None, True) and off.tabled == set()

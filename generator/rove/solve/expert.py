@@ -100,6 +100,14 @@ from .result import plan_cost
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
 DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
+EXPERT_TABLE_AFTER = 500_000
+"""Nodes after which the expert's main search from a state where only a Sensor's ability
+is left starts again with the distance table of its mission and spent set (see
+:meth:`PlayerBudget._search`).  Below it a table's build (seconds) costs more than the
+nodes it saves: at 100,000 the standard deck's 60 expert games took 38 s instead of 25
+on two cores, the same games; at 500,000 none of them reaches it, and on
+bench/decks/t35.yaml the six games its searches lost to the 2,000,000-node budget end
+otherwise (91 -> 69 s, 27.0 -> 17.0 million nodes)."""
 MAX_STEPS = 100_000  # a safety net: every game ends long before (each step spends something)
 
 Outcome = Literal["won", "lost"]
@@ -161,17 +169,18 @@ class PlayerBudget:
     that backtracks (:mod:`.seer`) sets it, so that one hard decision cannot spend the
     nodes its alternatives need.
 
-    With ``tables`` (the seer), a main search that stops at ``max_search`` from a state
-    no ability can change the layout of any more is searched again at once with the
-    core's distance table of its mission and spent set, and so is every later main
-    search of that mission and spent set (see :meth:`_search`)."""
+    With ``table_after``, a main search from a state no ability can change the layout of
+    any more that runs past that many nodes is searched again at once with the core's
+    distance table of its mission and spent set, and so is every later main search of
+    that mission and spent set (see :meth:`_search`): the seer sets it to its cap, the
+    expert to :data:`EXPERT_TABLE_AFTER`."""
 
     def __init__(self, node_limit: int, probe_nodes: int, max_search: int | None = None,
-                 tables: bool = False) -> None:
+                 table_after: int | None = None) -> None:
         self.left = node_limit
         self.probe_nodes = probe_nodes
         self.max_search = max_search
-        self.tables = tables
+        self.table_after = table_after
         self.used = 0
         #: main searches stopped by ``max_search`` (a larger cap could answer them), and
         #: searches of either kind stopped by what the game had left
@@ -179,8 +188,8 @@ class PlayerBudget:
         self.starved = 0
         # (state, spent set searched) -> (answer, nodes it took)
         self.memo: dict[tuple[State, int], tuple[tuple[list[Action] | None, bool], int]] = {}
-        #: (mission, spent set) of the layout-inert main searches that stopped at their
-        #: cap: their main searches use the distance tables
+        #: (mission, spent set) of the layout-inert main searches that ran past
+        #: ``table_after``: their main searches use the distance tables
         self.tabled: set[tuple[int, int]] = set()
 
     def search(self, deck: Deck, s: State, probe: bool = False, mask: bool = True,
@@ -195,7 +204,7 @@ class PlayerBudget:
         the nodes the short one spent."""
         left = self.left
         want = self.probe_nodes if probe else self.max_search if self.max_search is not None else left
-        got = self._search(deck, s, min(left, want), mask, main=not probe and self.max_search is not None)
+        got = self._search(deck, s, min(left, want), mask, main=not probe)
         if got[1]:  # stopped at its limit: say whose
             if want >= left:
                 self.starved += 1
@@ -206,7 +215,7 @@ class PlayerBudget:
     def _search(self, deck: Deck, s: State, cap: int, mask: bool, main: bool = False,
                 ) -> tuple[list[Action] | None, bool]:
         """One bounded mission search of ``cap`` nodes (see :meth:`search`); ``main``: a
-        main search under ``max_search``.
+        decision's own search, not a probe.
 
         Its answer is remembered with the nodes it took: a plan (or a proof) found in
         ``n`` nodes is the answer to any search of the state with a cap above ``n`` (a
@@ -217,13 +226,14 @@ class PlayerBudget:
         short, and a table's build (seconds) costs more than the nodes it saves them (on
         10 deals a difficulty, the expert's CPU time 68 -> 50 s on the bundled deck and
         159 -> 131 s on bench/decks/o35.yaml, the same wins).  The exception is
-        ``tables``: the seer's main searches that stop at their cap are nearly all from
-        states whose abilities are spent but a Sensor's, where A*'s bound is far below
-        the optimum (3 points against 8) and a table's is exact, and they come back
-        again and again with the same mission and spent set (34 of them, of three
-        pairs, on one bench/decks/t35.yaml deal); one build of a few seconds answers
-        them all in a few hundred nodes each, where each cost the whole cap and left
-        its decision without a plan.  Whether a table is used depends on node counts
+        ``table_after``: the long main searches are nearly all from states whose
+        abilities are spent but a Sensor's, where A*'s bound is far below the optimum
+        (3 points against 8) and a table's is exact, and they come back again and again
+        with the same mission and spent set (the seer's capped searches: 34 of them, of
+        three pairs, on one bench/decks/t35.yaml deal); one build of a few seconds
+        answers them all in a few hundred nodes each, where each cost the seer its whole
+        cap and left its decision without a plan, and cost the expert up to the game's
+        whole budget.  Whether a table is used depends on node counts
         only, and a table's distances are exact, so the answers stay the same on any
         machine."""
         from .core import tables_eager, tables_off, tables_possible
@@ -238,8 +248,13 @@ class PlayerBudget:
                 return got
         searched = replace(s, spent=masked)
         key = (s.mission, masked)
-        inert = main and self.tables and layout_inert(deck, masked) and tables_possible(deck)
-        got, nodes = _bounded_search(deck, searched, cap, tables_eager if inert and key in self.tabled else tables_off)
+        inert = (main and self.table_after is not None and layout_inert(deck, masked)
+                 and tables_possible(deck))
+        if inert and key in self.tabled:
+            got, nodes = _bounded_search(deck, searched, cap, tables_eager)
+        else:
+            first = min(cap, self.table_after) if inert and self.table_after is not None else cap
+            got, nodes = _bounded_search(deck, searched, first, tables_off)
         if got[1] and inert and key not in self.tabled:
             self.tabled.add(key)
             self.used += nodes
@@ -423,7 +438,7 @@ def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
     """Play a whole game from ``start`` as the expert, within ``node_limit`` nodes of
     mission search.  ``on_decision(real state, view, plan)`` is called at every
     decision (tests)."""
-    budget = PlayerBudget(node_limit, probe_nodes)
+    budget = PlayerBudget(node_limit, probe_nodes, table_after=EXPERT_TABLE_AFTER)
     s = start
     plan: list[Action] = []
     pending: list[tuple[Action, State | None]] = []

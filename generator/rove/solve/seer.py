@@ -234,7 +234,8 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     # also bounds the seer's memory (about 1.1 GB at most at the default 100,000).
     # One budget for all the trees: its memo answers a search again under any cap the
     # answer holds for, so the wide tree's main searches are the narrow one's, for free.
-    budget = PlayerBudget(node_limit, probe_widths[0], max_search=search_nodes, tables=True)
+    budget = PlayerBudget(node_limit, probe_widths[0], max_search=search_nodes,
+                          table_after=search_nodes)
     ranked: dict[State, list[Completion]] = {}  # the tree being walked's decisions
 
     def children(s: State) -> list[Completion]:
