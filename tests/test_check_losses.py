@@ -202,3 +202,18 @@ def test_the_expert_wins_decide_what_the_search_left_unknown(tmp_path: Path) -> 
         assert (w["solved"], w["unknown"], w["decided_by_expert"]) == (12, 0, 12), d
         assert w["unknown_by_limit"] == {"nodes": 0, "time": 0}
         assert both["expert"]["winnability"][d]["wins_thoughtful_unknown"] == 12
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["row", "ell"])
+def test_every_loss_of_forty_deals_is_proven_again_with_the_tables_off(specs: dict[str, Path], name: str) -> None:
+    """On 40 deals (20 at normal, 20 at impossible) of decks that lose some (row) or all
+    (ell, in 10 s) of them, `--verify-losses` proves every lost verdict a second time,
+    tables and dominance cuts off, and none comes back won or unknown."""
+    rep = run_check(load_spec(specs[name]), opts(deals=20, node_limit=200_000), verify_losses=True,
+                    verify_node_limit=200_000).to_json()
+    lost = sum(w["unsolvable"] for w in rep["winnability"].values())
+    won = sum(w["solved"] for w in rep["winnability"].values())
+    assert lost > 0 and lost + won == 40 and (won > 0) == (name == "row")
+    assert rep["reproducibility"]["loss_verification"] == {
+        "node_limit": 200_000, "lost": lost, "confirmed": lost, "unknown": 0}

@@ -74,7 +74,12 @@ what it always did: an A* search stops at its plan whatever its cap, and finds t
 plan under any cap it fits in.  (The main search once started at 100,000 nodes and
 doubled while it hit its cap; that found the same plans and spent a third of the
 expert's nodes on the searches cut short.)  A search of a state already
-searched is answered from memory.  A main search that still hits the limit is the
+searched is answered from memory.  A main search from a state where only a Sensor's
+ability is left (no ability can change the layout) that runs past
+:data:`EXPERT_TABLE_AFTER` nodes starts again with the compiled core's exact distance
+table of its mission and spent set (A*'s own bound there can be 3 points against an
+optimum of 8), and so does every later one of that mission and spent set.  A main
+search that still hits the limit is the
 expert failing to find a plan, and the game counts as lost ("budget"; reported apart
 from the real losses): the expert is a player, not a prover, and its win rate has no
 unknowns.  A lost expert game does not
