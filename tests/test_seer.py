@@ -347,3 +347,19 @@ def test_a_capped_search_with_no_ability_left_to_move_a_module_is_answered_by_it
     monkeypatch.setenv("ROVE_TABLES", "0")
     off = PlayerBudget(10**7, 500, max_search=cap, table_after=cap)
     assert off.search(deck, s) == (None, True) and off.tabled == set()
+
+
+def test_only_a_seer_with_a_large_budget_switches_tables_on(seen_deal: Any, monkeypatch: pytest.MonkeyPatch,
+                                                            ) -> None:
+    """The tables for capped searches come with budgets from ``TABLES_MIN_NODES`` on; the
+    coach's first answers (300,000 nodes) must come within seconds, which a build is not."""
+    import rove.solve.seer as seer
+
+    seen = budgets_seen(monkeypatch, "table_after")
+    pos, deck = seen_deal
+    start = state_from_position(deck, pos)
+    seek(deck, start, seer.TABLES_MIN_NODES - 1)
+    assert seen and set(seen) == {None}
+    seen.clear()
+    seek(deck, start, seer.TABLES_MIN_NODES)
+    assert seen and set(seen) == {seer.DEFAULT_SEARCH_NODES}

@@ -45,7 +45,8 @@ the next mission (:mod:`.expert`).  The seer is that judgement turned into a win
 * a main search that stops at its cap where only a Sensor's ability is left (so no
   ability can change the layout) is searched again with the compiled core's distance
   table of its mission and spent set, and so is every later one of the same pair
-  (:class:`rove.solve.expert.PlayerBudget`'s ``tables``).  Those were most of the
+  (:class:`rove.solve.expert.PlayerBudget`'s ``table_after``; from a budget of
+  :data:`TABLES_MIN_NODES` on).  Those were most of the
   capped searches, and they recur: on bench/decks/t35.yaml, 44% to 81% of a won deal's
   nodes went to searches stopped at the cap, nearly all of them such states of two or
   three (mission, spent set) pairs a deal, whose optimum A*'s bound put at 3 points
@@ -89,6 +90,12 @@ measured on bench/decks/t35.yaml: 2.7 GB at a cap of 1,600,000) and runs some 30
 nodes a second there, so one search at a larger cap costs close to a minute; on that
 deck's seven deals whose trees were tried whole at 100,000, the caps up to 1,600,000 won
 the one deal that 400,000 won and nothing more."""
+TABLES_MIN_NODES = 1_000_000
+"""A seer with a smaller budget switches no distance table on for its capped searches
+(see the module's docstring): a build takes seconds, which the coach's first answers
+(300,000 nodes, meant to come within two seconds) cannot spare; with them on, 5 of
+``python bench/coach.py``'s 10 deals were answered within 2 s at every position instead
+of 9 (one answer took 6.1 s)."""
 PROBE_WIDTHS: tuple[int, ...] = (500, DEFAULT_PROBE_NODES)
 """The probes' nodes in each tree the seer walks, in order (see the module's docstring)."""
 
@@ -235,7 +242,7 @@ def seek(deck: Deck, start: State, node_limit: int, search_nodes: int = DEFAULT_
     # One budget for all the trees: its memo answers a search again under any cap the
     # answer holds for, so the wide tree's main searches are the narrow one's, for free.
     budget = PlayerBudget(node_limit, probe_widths[0], max_search=search_nodes,
-                          table_after=search_nodes)
+                          table_after=search_nodes if node_limit >= TABLES_MIN_NODES else None)
     ranked: dict[State, list[Completion]] = {}  # the tree being walked's decisions
 
     def children(s: State) -> list[Completion]:
