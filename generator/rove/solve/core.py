@@ -83,8 +83,8 @@ def tables_eager() -> Iterator[None]:
     ``ROVE_TABLES=eager`` (``ROVE_TABLES=0`` and ``tables_off`` still win).
 
     For a caller that knows a search will pay for its table before the search does:
-    the seer, once a search of the same mission and spent set stopped at its cap
-    (:class:`rove.solve.expert.PlayerBudget`)."""
+    the seer and the expert, once a search of the same mission and spent set ran long
+    (:class:`rove.solve.expert.PlayerBudget`'s ``table_after``)."""
     _TABLES_EAGER[0] += 1
     try:
         yield

@@ -93,9 +93,9 @@ the one deal that 400,000 won and nothing more."""
 TABLES_MIN_NODES = 1_000_000
 """A seer with a smaller budget switches no distance table on for its capped searches
 (see the module's docstring): a build takes seconds, which the coach's first answers
-(300,000 nodes, meant to come within two seconds) cannot spare; with them on, 5 of
-``python bench/coach.py``'s 10 deals were answered within 2 s at every position instead
-of 9 (one answer took 6.1 s)."""
+(300,000 nodes, meant to come within two seconds) cannot spare; with them on, one of
+``python bench/coach.py``'s answers took 6.1 s (a build) where it takes about a
+second without."""
 PROBE_WIDTHS: tuple[int, ...] = (500, DEFAULT_PROBE_NODES)
 """The probes' nodes in each tree the seer walks, in order (see the module's docstring)."""
 
