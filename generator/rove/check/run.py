@@ -322,8 +322,7 @@ def _tables_apply(spec: Spec) -> bool:
     from ..engine import Deck
     from ..solve import core
 
-    return (2 <= len(spec.modules) <= core.TABLE_MODULES and core.available(Deck(spec))
-            and core.tables_after() != 0)
+    return core.tables_possible(Deck(spec)) and core.tables_after() != 0
 
 
 def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:

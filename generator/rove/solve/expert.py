@@ -253,14 +253,14 @@ class PlayerBudget:
                 return got
         searched = replace(s, spent=masked)
         key = (s.mission, masked)
-        inert = (main and self.table_after is not None and layout_inert(deck, masked)
-                 and tables_possible(deck))
-        if inert and key in self.tabled:
+        # the nodes after which this search switches to a table (None: it never does)
+        after = (self.table_after if main and layout_inert(deck, masked) and tables_possible(deck)
+                 else None)
+        if after is not None and key in self.tabled:
             got, nodes = _bounded_search(deck, searched, cap, tables_eager)
         else:
-            first = min(cap, self.table_after) if inert and self.table_after is not None else cap
-            got, nodes = _bounded_search(deck, searched, first, tables_off)
-        if got[1] and inert and key not in self.tabled:
+            got, nodes = _bounded_search(deck, searched, cap if after is None else min(cap, after), tables_off)
+        if got[1] and after is not None and key not in self.tabled:
             self.tabled.add(key)
             self.used += nodes
             self.left -= nodes
