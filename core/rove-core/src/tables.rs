@@ -33,6 +33,16 @@
 //! recently used one to make room; its layout index adds the shape moves (2 bytes per
 //! shape, cell slot and frame cell: 4.6 MB for six modules).  A table is a pure function of its key, so eviction
 //! costs a rebuild, never a different answer (nor a different node count).
+//!
+//! **Shared.**  A table depends on the modules' arrows, the pattern and the spent bits
+//! that change arrows, never on the cards' points, so decks that differ only in their
+//! numbers (`rove tune`'s candidates, a check's deck beside its variants) need the same
+//! tables.  Every cache of the process finds them in one store, [`SHARED_KEPT`] at most,
+//! keyed by exactly those inputs: a table built for one deck is not built again for the
+//! next.  A table is a pure function of that key, so sharing changes no distance, and a
+//! search's bound never depends on which tables are resident (see **When**).
+
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
@@ -44,6 +54,8 @@ use crate::grid::{pack, unpack, valid, Cell, Layout, NB};
 pub const MAX_TABLE_MODULES: usize = 6;
 /// Tables a cache keeps at once.
 pub const MAX_RESIDENT: usize = 24;
+/// Tables the process-wide store keeps for other caches to find (see **Shared**).
+pub const SHARED_KEPT: usize = 24;
 /// The byte of a layout from which no sequence of moves reaches the pattern.
 pub const UNREACHABLE: u8 = u8::MAX;
 /// Distances are stored up to this value; a layout further away stores it too (a
@@ -595,7 +607,8 @@ fn bits(mask: u32) -> impl Iterator<Item = u32> {
 
 /// What a cache did during one solve: distances asked for (of layout-inert states),
 /// tables the solve switched on, and tables built for it (a table already resident
-/// from an earlier solve of the deck is used without a build).
+/// from an earlier solve, of the deck or of another whose modules move alike, is used
+/// without a build).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TableStats {
     pub probes: u64,
@@ -610,6 +623,65 @@ pub struct TableStats {
 /// bounds, and so its nodes and answer, a function of the solve alone.
 pub const ACTIVATE_AFTER: u64 = 400_000;
 
+/// The process's tables by what each is a function of (see **Shared** in the module's
+/// documentation), with the tick of their last use, the least recently used dropped
+/// past [`SHARED_KEPT`]; and the layout index of each module count, built once.
+struct Shared {
+    tables: FxHashMap<String, (Arc<Table>, u64)>,
+    indexes: Vec<(usize, Arc<LayoutIndex>)>,
+    clock: u64,
+}
+
+static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
+
+/// Run `f` on the process's store (a poisoned lock only means another thread panicked
+/// while holding it; the store holds finished tables only, so it is still sound).
+fn with_shared<T>(f: impl FnOnce(&mut Shared) -> T) -> T {
+    let mut guard = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    let shared = guard.get_or_insert_with(|| Shared { tables: FxHashMap::default(), indexes: Vec::new(), clock: 0 });
+    f(shared)
+}
+
+/// The layout index of `n` modules, built once per process.
+fn shared_index(n: usize) -> Arc<LayoutIndex> {
+    if let Some(found) = with_shared(|sh| sh.indexes.iter().find(|(k, _)| *k == n).map(|(_, i)| Arc::clone(i))) {
+        return found;
+    }
+    let built = Arc::new(LayoutIndex::new(n));
+    with_shared(|sh| {
+        if let Some((_, i)) = sh.indexes.iter().find(|(k, _)| *k == n) {
+            return Arc::clone(i); // another thread was first
+        }
+        sh.indexes.push((n, Arc::clone(&built)));
+        built
+    })
+}
+
+/// The stored table of `key`, marked as just used.
+fn shared_table(key: &str) -> Option<Arc<Table>> {
+    with_shared(|sh| {
+        sh.clock += 1;
+        let tick = sh.clock;
+        sh.tables.get_mut(key).map(|(t, used)| {
+            *used = tick;
+            Arc::clone(t)
+        })
+    })
+}
+
+/// Keep `table` under `key`, dropping the least recently used past [`SHARED_KEPT`].
+fn share_table(key: String, table: &Arc<Table>) {
+    with_shared(|sh| {
+        sh.clock += 1;
+        if sh.tables.len() >= SHARED_KEPT && !sh.tables.contains_key(&key) {
+            if let Some(oldest) = sh.tables.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) {
+                sh.tables.remove(&oldest);
+            }
+        }
+        sh.tables.insert(key, (Arc::clone(table), sh.clock));
+    });
+}
+
 /// Table keys: (mission card, spent bits that change arrows), as one number below
 /// [`KEYS`] (a deck the tables support has at most six modules, so 64 spent sets).
 const KEYS: usize = crate::state::MAX_CARDS << MAX_TABLE_MODULES;
@@ -619,9 +691,12 @@ const KEYS: usize = crate::state::MAX_CARDS << MAX_TABLE_MODULES;
 /// Every probe of a search goes through here (tens of millions a minute), so per key
 /// the asks and the resident table's slot sit in flat arrays, not hash maps.
 pub struct TableCache {
-    index: Option<LayoutIndex>,
+    index: Option<Arc<LayoutIndex>>,
+    /// what every table of the deck depends on besides its pattern and spent bits: the
+    /// modules' arrows on both sides and which of them are free to flip (the store's key)
+    moves: String,
     /// resident tables: (key, table, last use)
-    resident: Vec<(usize, Table, u64)>,
+    resident: Vec<(usize, Arc<Table>, u64)>,
     /// per key: its place in `resident` plus one (0: not resident)
     slot: Vec<u8>,
     /// spent bits of modules whose flip changes their arrows
@@ -637,8 +712,11 @@ pub struct TableCache {
 impl TableCache {
     pub fn new(deck: &Deck) -> Self {
         let flip_mask = deck.flip_mask();
+        let arrows: Vec<_> = deck.modules.iter().map(|m| &m.arrows).collect();
+        let moves = format!("{arrows:?} flip {flip_mask} free {}", deck.layout_free());
         TableCache {
             index: None,
+            moves,
             resident: Vec::new(),
             slot: vec![0; KEYS],
             flip_mask,
@@ -702,7 +780,7 @@ impl TableCache {
             return Some(0);
         }
         let n = deck.n();
-        let index = self.index.get_or_insert_with(|| LayoutIndex::new(n));
+        let index = self.index.get_or_insert_with(|| shared_index(n));
         let Some(at) = index.index(cells) else {
             return Some(0);
         };
@@ -720,13 +798,22 @@ impl TableCache {
         self.clock += 1;
         if self.slot[key] == 0 {
             let pattern = &deck.cards[mission as usize].mission;
-            let mut seeds = Table::seeds(self.index.get_or_insert_with(|| LayoutIndex::new(deck.n())), pattern);
-            for m in bits(free_flips(deck, spent)) {
-                let flipped = self.resident_slot(deck, mission, spent | 1 << m);
-                self.resident[flipped].1.lower(&mut seeds);
-            }
-            let table = Table::search(deck, self.index.as_ref().expect("the index"), spent, seeds);
-            self.stats.built += 1;
+            let shared_key = format!("{} | {pattern:?} | spent {}", self.moves, spent & self.flip_mask);
+            let table = match shared_table(&shared_key) {
+                Some(table) => table,
+                None => {
+                    let index = Arc::clone(self.index.get_or_insert_with(|| shared_index(deck.n())));
+                    let mut seeds = Table::seeds(&index, pattern);
+                    for m in bits(free_flips(deck, spent)) {
+                        let flipped = self.resident_slot(deck, mission, spent | 1 << m);
+                        self.resident[flipped].1.lower(&mut seeds);
+                    }
+                    let table = Arc::new(Table::search(deck, &index, spent, seeds));
+                    self.stats.built += 1;
+                    share_table(shared_key, &table);
+                    table
+                }
+            };
             if self.resident.len() >= MAX_RESIDENT {
                 // the least recently used goes (uses are distinct clock ticks)
                 let oldest = (0..self.resident.len()).min_by_key(|&i| self.resident[i].2).expect("a table");
@@ -933,6 +1020,32 @@ mod tests {
         }
         // the free flip is the shorter way from some of the layouts drawn
         assert!(flips_mattered > 0);
+    }
+
+    #[test]
+    fn decks_that_differ_in_their_numbers_only_share_their_tables() {
+        // a pattern no other test asks for, so no other test's table is in the store
+        let pat: &[(i32, i32, PatCell)] = &[(0, 0, PatCell::Any), (3, 2, PatCell::Any), (1, 3, PatCell::Any)];
+        let mut modules = mixed_deck(&[pat]).modules;
+        modules.truncate(4);
+        let cards = mixed_deck(&[pat]).cards;
+        let deck = Deck::new(modules.clone(), cards.clone(), 2, Rules::default()).expect("a deck");
+        let cheaper: Vec<Card> = cards.iter().map(|c| Card { base: 0, bonus: 5, ..c.clone() }).collect();
+        let tuned = Deck::new(modules.clone(), cheaper, 2, Rules::default()).expect("a deck");
+        let cells = [pack(0, 0), pack(1, 0), pack(2, 0), pack(2, 1)];
+        let mut first = TableCache::new(&deck);
+        let d = first.distance(&deck, 0, 0b100, &cells);
+        assert_eq!(first.stats().built, 1);
+        let mut second = TableCache::new(&tuned);
+        assert_eq!(second.distance(&tuned, 0, 0b100, &cells), d);
+        assert_eq!(second.stats().built, 0, "the numbers do not change a table");
+        // other arrows are another table
+        let mut turned = modules;
+        turned[0].arrows.swap(0, 1);
+        let other = Deck::new(turned, cards, 2, Rules::default()).expect("a deck");
+        let mut third = TableCache::new(&other);
+        third.distance(&other, 0, 0b100, &cells);
+        assert_eq!(third.stats().built, 1, "other arrows, another table");
     }
 
     #[test]

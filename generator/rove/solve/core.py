@@ -278,7 +278,8 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     same nodes.  ``stats`` gets what the distance tables did when
     they are on: ``table_probes`` (distances the search asked for), ``tables_used``
     (tables switched on for this solve) and ``tables_built`` (of those, built for it
-    rather than kept from an earlier solve of the deck in this process)."""
+    rather than kept from an earlier solve in this process, of the deck or of another
+    whose modules move alike)."""
     from .nodes import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
