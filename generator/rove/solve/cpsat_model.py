@@ -118,6 +118,8 @@ class Step:
     places: dict[tuple[int, int, str], Lit] = field(default_factory=dict)
     coils: dict[int, Lit] = field(default_factory=dict)
     sensor: Lit = False
+    #: "module j is pushed" literals of this step (a push moves the run beyond the mover)
+    pushed: list[Lit] = field(default_factory=list)
     move_any: Lit = False
     play_any: Lit = False
 
@@ -630,6 +632,7 @@ class RoveModel:
                                 r = self.rel(t, i, j, dist * ddx, dist * ddy)
                                 pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
                                 if pushed is not False:
+                                    st.pushed.append(pushed)
                                     const_dx[j].append((pushed, ddx))
                                     const_dy[j].append((pushed, ddy))
                             run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
@@ -986,6 +989,7 @@ class RoveModel:
         self.clause([self.match(self.T, pat, ("ms", s.mission), half=True)])
         self._change_bound(pat)
         self._distance_to_goal(pat)
+        self._own_moves_bound()
 
     def fill_lits(self, t: int) -> list[Lit]:
         """The occupancy-changing actions of step ``t`` (see ``fills``)."""
@@ -1045,6 +1049,82 @@ class RoveModel:
                 m.add(sum(holes) <= rest)
             if blocks:
                 m.add(sum(blocks) <= rest)
+
+    def own_move_distances(self) -> list[dict[tuple[int, int], int]]:
+        """Per module, the fewest of its own moves that take it by each vector ``(dx, dy)``
+        within the window's span (missing: no number of them does), by any arrow of
+        either side with obstacles ignored and any distance a standard or jump arrow
+        allows.  Breadth first over vectors of at most the window's size: every state lies
+        in the start's box grown by ``T``, so every real path of the module stays within
+        those vectors of its first cell, and its moves are among those counted; so no
+        real path is shorter."""
+        x0, x1, y0, y1 = self.box
+        wx, wy = x1 - x0 + 2 * self.T, y1 - y0 + 2 * self.T
+        reach = max(wx, wy)
+        offs = {name: (ddx, ddy) for name, ddx, ddy in DIRS}
+        out = []
+        for sides in self.deck.move_dirs:
+            vecs = set()
+            for side in sides:
+                for kind, _, d in side:
+                    lo, hi = (1, 1) if kind in ("short", "push") else (2, reach) if kind == "jump" else (1, reach)
+                    vecs.update((k * offs[d][0], k * offs[d][1]) for k in range(lo, hi + 1))
+            dist = {(0, 0): 0}
+            frontier = [(0, 0)]
+            while frontier:
+                nxt = []
+                for vx, vy in frontier:
+                    for ex, ey in vecs:
+                        w = (vx + ex, vy + ey)
+                        if abs(w[0]) <= wx and abs(w[1]) <= wy and w not in dist:
+                            dist[w] = dist[vx, vy] + 1
+                            nxt.append(w)
+                frontier = nxt
+            out.append(dist)
+        return out
+
+    def _own_moves_bound(self) -> None:
+        """Redundant, per state, for models with no ability use (the pure move puzzles):
+        while no push moves a module in steps ``t..T-1`` ("quiet" from ``t``), every module
+        is moved by its own moves alone, so it needs at least ``own_move_distances`` of
+        them from its cell in state ``t`` to its cell in state ``T``, and the sum over the
+        modules is at most the moves left.  Where a module is moved at all it needs at
+        least one move, the cheap form used after the start; at the start (constant
+        cells) a table gives the full distance to each final cell, unreachable ones
+        (a Laser off its colour) counting one more than any plan has moves.  The bound
+        is enforced by a literal that is false only if some push happens from ``t`` on,
+        so it never removes a plan.  Unlike the holes bound it knows which module ends
+        where: a module two moves from its final cell counts two, and two modules that
+        trade places count two, not zero."""
+        if any(st.uses for st in self.steps):
+            return
+        m, T, n = self.m, self.T, self.n
+        x0, x1, y0, y1 = self.box
+        dists = self.own_move_distances()
+        pushes: list[Lit] = []
+        moves: Any = 0
+        for t in range(T - 1, -1, -1):
+            st = self.steps[t]
+            moves = moves + self.as_int(st.move_any)
+            pushes.extend(st.pushed)
+            quiet = m.new_bool_var(f"quiet{t}") if pushes else True
+            if pushes:
+                self.clause([quiet, *pushes])
+            lbs: list[Any] = []
+            for i in range(n):
+                if t == 0:
+                    sx, sy = self.X[0][i], self.Y[0][i]
+                    dist = dists[i]
+                    lb = m.new_int_var(0, T + 1, f"own0_{self.codes[i]}")
+                    rows = [(X, Y, min(T + 1, dist.get((X - sx, Y - sy), T + 1)))
+                            for X in range(x0 - T, x1 + T + 1) for Y in range(y0 - T, y1 + T + 1)]
+                    m.add_allowed_assignments([self.X[T][i], self.Y[T][i], lb], rows)
+                else:
+                    lb = m.new_bool_var(f"own{t}_{self.codes[i]}")
+                    m.add(self.X[T][i] == self.X[t][i]).only_enforce_if(~lb)
+                    m.add(self.Y[T][i] == self.Y[t][i]).only_enforce_if(~lb)
+                lbs.append(lb)
+            m.add(sum(lbs) <= moves).only_enforce_if(self.lit(quiet))
 
     def _points_left(self) -> None:
         """Redundant: the moves of steps ``t..T-1`` are at most the points held in state
