@@ -118,8 +118,6 @@ class Step:
     places: dict[tuple[int, int, str], Lit] = field(default_factory=dict)
     coils: dict[int, Lit] = field(default_factory=dict)
     sensor: Lit = False
-    #: (j, "module j is pushed") of this step (a push moves the run beyond the mover)
-    pushed: list[tuple[int, Lit]] = field(default_factory=list)
     move_any: Lit = False
     play_any: Lit = False
 
@@ -632,7 +630,6 @@ class RoveModel:
                                 r = self.rel(t, i, j, dist * ddx, dist * ddy)
                                 pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
                                 if pushed is not False:
-                                    st.pushed.append((j, pushed))
                                     const_dx[j].append((pushed, ddx))
                                     const_dy[j].append((pushed, ddy))
                             run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
@@ -989,7 +986,6 @@ class RoveModel:
         self.clause([self.match(self.T, pat, ("ms", s.mission), half=True)])
         self._change_bound(pat)
         self._distance_to_goal(pat)
-        self._own_moves_bound()
 
     def fill_lits(self, t: int) -> list[Lit]:
         """The occupancy-changing actions of step ``t`` (see ``fills``)."""
@@ -1049,89 +1045,6 @@ class RoveModel:
                 m.add(sum(holes) <= rest)
             if blocks:
                 m.add(sum(blocks) <= rest)
-
-    def own_move_distances(self) -> list[dict[tuple[int, int], int]]:
-        """Per module, the fewest of its own moves that take it by each vector ``(dx, dy)``
-        within the window's span (missing: no number of them does), by any arrow of
-        either side with obstacles ignored and any distance a standard or jump arrow
-        allows.  Breadth first over vectors of at most the window's size: every state lies
-        in the start's box grown by ``T``, so every real path of the module stays within
-        those vectors of its first cell, and its moves are among those counted; so no
-        real path is shorter."""
-        x0, x1, y0, y1 = self.box
-        wx, wy = x1 - x0 + 2 * self.T, y1 - y0 + 2 * self.T
-        reach = max(wx, wy)
-        offs = {name: (ddx, ddy) for name, ddx, ddy in DIRS}
-        out = []
-        for sides in self.deck.move_dirs:
-            vecs: set[tuple[int, int]] = set()
-            for side in sides:
-                for kind, _, d in side:
-                    lo, hi = (1, 1) if kind in ("short", "push") else (2, reach) if kind == "jump" else (1, reach)
-                    vecs.update((k * offs[d][0], k * offs[d][1]) for k in range(lo, hi + 1))
-            dist = {(0, 0): 0}
-            frontier = [(0, 0)]
-            while frontier:
-                nxt = []
-                for vx, vy in frontier:
-                    for ex, ey in vecs:
-                        w = (vx + ex, vy + ey)
-                        if abs(w[0]) <= wx and abs(w[1]) <= wy and w not in dist:
-                            dist[w] = dist[vx, vy] + 1
-                            nxt.append(w)
-                frontier = nxt
-            out.append(dist)
-        return out
-
-    def _own_moves_bound(self) -> None:
-        """Redundant, per state, for models with no ability use (the pure move puzzles):
-        the moves of steps ``t..T-1`` are one per move's mover, so they are at least the
-        sum over the modules of the own moves each still makes.  A module that no push
-        moves in those steps ("quiet" for it) is moved by its own moves alone, so it makes
-        at least ``own_move_distances`` of them from its cell in state ``t`` to its cell in
-        state ``T``; a module a push may move counts nothing.  Its term is enforced by a
-        literal that is false only if a push moves it from ``t`` on, so the bound never
-        removes a plan.  After the start each term is whether the module moves at all
-        (one move at least, the cheap form); at the start (constant cells) a table gives
-        the full distance to each final cell, an unreachable one (a Laser off its colour)
-        counting one more than any plan has moves.  Unlike the holes bound it knows which
-        module ends where: a module two moves from its final cell counts two, and two
-        modules that trade places count two, not zero.  (Without pushes it proves the
-        book's 6-move puzzles' 5-move bound about ten times faster; plans with a push are
-        most of what is left.)"""
-        if any(st.uses for st in self.steps):
-            return
-        m, T, n = self.m, self.T, self.n
-        x0, x1, y0, y1 = self.box
-        dists = self.own_move_distances()
-        pushes: list[list[Lit]] = [[] for _ in range(n)]
-        moves: Any = 0
-        for t in range(T - 1, -1, -1):
-            st = self.steps[t]
-            moves = moves + self.as_int(st.move_any)
-            for j, lit in st.pushed:
-                pushes[j].append(lit)
-            lbs: list[Any] = []
-            for i in range(n):
-                if t == 0:
-                    sx, sy = self.X[0][i], self.Y[0][i]
-                    dist = dists[i]
-                    lb = m.new_int_var(0, T + 1, f"own0_{self.codes[i]}")
-                    rows = [(X, Y, min(T + 1, dist.get((X - sx, Y - sy), T + 1)))
-                            for X in range(x0 - T, x1 + T + 1) for Y in range(y0 - T, y1 + T + 1)]
-                    m.add_allowed_assignments([self.X[T][i], self.Y[T][i], lb], rows)
-                else:
-                    lb = m.new_bool_var(f"own{t}_{self.codes[i]}")
-                    m.add(self.X[T][i] == self.X[t][i]).only_enforce_if(~lb)
-                    m.add(self.Y[T][i] == self.Y[t][i]).only_enforce_if(~lb)
-                if pushes[i]:
-                    quiet = m.new_bool_var(f"quiet{t}_{self.codes[i]}")
-                    self.clause([quiet, *pushes[i]])
-                    z = m.new_int_var(0, T + 1, f"ownq{t}_{self.codes[i]}")
-                    m.add(z >= lb).only_enforce_if(quiet)
-                    lb = z
-                lbs.append(lb)
-            m.add(sum(lbs) <= moves)
 
     def _points_left(self) -> None:
         """Redundant: the moves of steps ``t..T-1`` are at most the points held in state
