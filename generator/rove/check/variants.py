@@ -217,7 +217,9 @@ class Evaluator:
         if progress:
             progress(0, len(tasks))
         done = 0
-        for j, res in self.executor.map_unordered(run_task, tasks):
+        # an expert game takes seconds on a hard deck: one a chunk, as in `rove check`, so
+        # that no worker waits while another runs out a chunk of long games at a rung's end
+        for j, res in self.executor.map_unordered(run_task, tasks, 1):
             self._won[keys[j]] = (res["status"] == "won", res["reason"] == "budget")
             done += 1
             if progress:
