@@ -11,8 +11,9 @@ expert on ``--check-deals`` deals it has never played, ``rove check TUNED --play
 tune's seed 0).  It prints, per deck: the wall time, the games the tune played, whether
 it reached the target, its rate on its own deals and on the deals it set aside (the
 ``held_out`` block no decision saw), and the rate on the other seeds with its Wilson 95%
-interval and whether the target lies inside it.  Games and rates are exact and the same
-on any machine; the wall time is this machine's.
+interval and whether the target lies inside it, then the tune's own log (its start,
+each round, each confirmation, with their rates): where its games went.  Games and rates
+are exact and the same on any machine; the wall time is this machine's.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def run_deck(deck: str, target: str, check_deals: int, jobs: int, work: Path,
         "held_out_first": held["first_deal"] if held else None,
         "other_rate": other["win_rate"], "other_wilson95": [lo, hi], "other_deals": other["deals"],
         "target_inside_other": lo <= float(rate) <= hi,
+        "log": res["log"],  # the tune's path: each round, confirmation and its rates
     }
 
 
@@ -92,6 +94,8 @@ def main() -> None:
                       f"deals {row['held_out_first']}+; other seeds {100 * row['other_rate']:.1f}% "
                       f"({100 * lo:.1f}-{100 * hi:.1f}%, target "
                       f"{'inside' if row['target_inside_other'] else 'outside'})", flush=True)
+                for line in row["log"]:
+                    print(f"    {line}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
 

@@ -38,6 +38,7 @@ LIGHT = [
     ("sweep_decks.py", ["--deals", "1", "--only", "b01"]),
     ("tables.py", ["--cards", "0"]),
     ("tune.py", ["--decks", "classic", "--max-rounds", "0", "--check-deals", "5", "--jobs", "1"]),
+    ("tune_games.py", ["--deck", "classic", "--deals", "1", "--candidates", "0"]),
     ("tablebase_payoff.py", ["--deals", "1", "--difficulty", "normal", "--pairs", "active", "--bonus-sample", "200"]),
 ]
 
