@@ -35,7 +35,7 @@ except ImportError:  # run from a checkout without the package installed
 from rove.play.coach import Coach, Job  # noqa: E402
 from rove.play.run import PlayOptions, started_from  # noqa: E402
 from rove.play.session import Session  # noqa: E402
-from rove.solve.expert import PlayerBudget, decide  # noqa: E402
+from rove.solve.expert import decide, expert_budget  # noqa: E402
 
 
 def timed(coach: Coach, ask: str, level: int = 1) -> tuple[Job, float]:
@@ -58,7 +58,7 @@ def one_deal(spec: str, seed: int, difficulty: str, moves: int) -> list[dict[str
                          "verdict_seconds": round(vs, 2), "hint": h.get("action"), "hint_seconds": round(hs, 2),
                          "nodes": v.get("nodes")})
             _, state, _ = session.snapshot()
-            plan, _, _ = decide(session.deck, state, PlayerBudget(300_000, 2_000))
+            plan, _, _ = decide(session.deck, state, expert_budget(coach.expert_nodes))
             if not plan or move == moves:
                 break
             session.play(plan[0])  # the engine referees the expert's step

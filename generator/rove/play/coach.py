@@ -422,10 +422,10 @@ class Coach:
         over = _over(self.session, s)
         if over is not None:
             return over
-        from ..solve.expert import DEFAULT_PROBE_NODES, EXPERT_TABLE_AFTER, PlayerBudget, decide
+        from ..solve.expert import decide, expert_budget
 
         deck = self.session.deck
-        budget = PlayerBudget(self.expert_nodes, DEFAULT_PROBE_NODES, table_after=EXPERT_TABLE_AFTER)
+        budget = expert_budget(self.expert_nodes)
         plan, why, _ = decide(deck, s, budget)
         if not plan:
             text = ("the expert sees no way to complete this mission" if why == "stuck"

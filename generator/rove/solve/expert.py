@@ -274,6 +274,14 @@ class PlayerBudget:
         return got
 
 
+def expert_budget(node_limit: int = DEFAULT_NODE_LIMIT, probe_nodes: int = DEFAULT_PROBE_NODES,
+                  ) -> PlayerBudget:
+    """The expert's budget for a game (or, in the coach, one decision): no cap on a main
+    search, the tables past :data:`EXPERT_TABLE_AFTER`.  One constructor, so that every
+    place that plays the expert's moves plays the same player."""
+    return PlayerBudget(node_limit, probe_nodes, table_after=EXPERT_TABLE_AFTER)
+
+
 def _bounded_search(deck: Deck, s: State, cap: int, tables: Callable[[], AbstractContextManager[None]],
                     ) -> tuple[tuple[list[Action] | None, bool], int]:
     """((the optimal plan or None, whether the search stopped at ``cap``), nodes) of one
@@ -443,7 +451,7 @@ def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
     """Play a whole game from ``start`` as the expert, within ``node_limit`` nodes of
     mission search.  ``on_decision(real state, view, plan)`` is called at every
     decision (tests)."""
-    budget = PlayerBudget(node_limit, probe_nodes, table_after=EXPERT_TABLE_AFTER)
+    budget = expert_budget(node_limit, probe_nodes)
     s = start
     plan: list[Action] = []
     pending: list[tuple[Action, State | None]] = []
