@@ -9,10 +9,10 @@ other option at its default, timed from outside (wall clock); then the tuned dec
 expert on ``--check-deals`` deals it has never played, ``rove check TUNED --player expert
 --deals N --seed 1 --difficulty D --starts 0 --json`` (seed 1: other deals than the
 tune's seed 0).  It prints, per deck: the wall time, the games the tune played, whether
-it reached the target, its rate on its own deals and on the deals it set aside (the
-``held_out`` block no decision saw), and the rate on the other seeds with its Wilson 95%
-interval and whether the target lies inside it, then the tune's own log (its start,
-each round, each confirmation, with their rates): where its games went.  Games and rates
+it reached the target, its rate on the block of deals it was judged on (``held_out``:
+deals no choice of the search saw), and the rate on the other seeds with its Wilson 95%
+interval and whether the target lies inside it, then the tune's own log (its start and
+each round, with the rates of every deck it judged): where its games went.  Games and rates
 are exact and the same on any machine; the wall time is this machine's.
 """
 
@@ -61,12 +61,11 @@ def run_deck(deck: str, target: str, check_deals: int, jobs: int, work: Path,
     return {
         "deck": deck, "target": target, "wall_seconds": round(wall, 1), "games": res["games"],
         "rounds": res["rounds"], "reached": res["reached"], "changes": len(res["changes"]),
-        "search_rate": res["rates"][difficulty]["win_rate"], "search_deals": res["rates"][difficulty]["deals"],
-        "held_out_rate": held["rates"][difficulty]["win_rate"] if held else None,
-        "held_out_first": held["first_deal"] if held else None,
+        "rate": held["rates"][difficulty]["win_rate"], "deals": held["rates"][difficulty]["deals"],
+        "held_out_first": held["first_deal"],
         "other_rate": other["win_rate"], "other_wilson95": [lo, hi], "other_deals": other["deals"],
         "target_inside_other": lo <= float(rate) <= hi,
-        "log": res["log"],  # the tune's path: each round, confirmation and its rates
+        "log": res["log"],  # the tune's path: each round and the rates of each deck judged
     }
 
 
@@ -86,12 +85,12 @@ def main() -> None:
             rows.append(row)
             if not args.json:
                 m, s = divmod(row["wall_seconds"], 60)
-                held = "-" if row["held_out_rate"] is None else f"{100 * row['held_out_rate']:.1f}%"
+                first, n = row["held_out_first"], row["deals"]
                 lo, hi = row["other_wilson95"]
                 print(f"{deck}: {int(m)} min {s:.0f} s, {row['games']} games, "
-                      f"{'reached' if row['reached'] else 'not reached'}; "
-                      f"{100 * row['search_rate']:.1f}% over its {row['search_deals']} deals, {held} over "
-                      f"deals {row['held_out_first']}+; other seeds {100 * row['other_rate']:.1f}% "
+                      f"{row['rounds']} round(s), {'reached' if row['reached'] else 'not reached'}; "
+                      f"{100 * row['rate']:.1f}% over deals {first}-{first + n - 1}; "
+                      f"other seeds {100 * row['other_rate']:.1f}% "
                       f"({100 * lo:.1f}-{100 * hi:.1f}%, target "
                       f"{'inside' if row['target_inside_other'] else 'outside'})", flush=True)
                 for line in row["log"]:

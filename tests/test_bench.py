@@ -39,6 +39,7 @@ LIGHT = [
     ("tables.py", ["--cards", "0"]),
     ("tune.py", ["--decks", "classic", "--max-rounds", "0", "--check-deals", "5", "--jobs", "1"]),
     ("tune_games.py", ["--deck", "classic", "--deals", "1", "--candidates", "0"]),
+    ("tune_sim.py", ["--runs", "3", "--start", "0.3"]),
     ("tablebase_payoff.py", ["--deals", "1", "--difficulty", "normal", "--pairs", "active", "--bonus-sample", "200"]),
 ]
 

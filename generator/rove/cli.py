@@ -559,8 +559,7 @@ def tune(
     changes = "; ".join(state.to_json()["changes"]) or "nothing"
     unseen = ""
     if state.held_out is not None:
-        unseen = (f"; on {state.held_out_span}, which the search never played, "
-                  + ", ".join(f"{d} {100 * r.rate:.1f}%" for d, r in state.held_out.items()))
+        unseen = f" over {state.held_out_span}, which no choice of the search saw"
     if state.reached:
         say(f"tune: every target reached ({gaps} points from target{unseen}) after "
             f"{plural(state.rounds, 'round')}, {plural(state.games, 'game')}; changed {changes}; "
