@@ -84,7 +84,7 @@ def main() -> None:
             row = run_deck(deck, args.target, args.check_deals, args.jobs, Path(tmp), args.max_rounds)
             rows.append(row)
             if not args.json:
-                m, s = divmod(row["wall_seconds"], 60)
+                m, s = divmod(round(row["wall_seconds"]), 60)
                 first, n = row["held_out_first"], row["deals"]
                 lo, hi = row["other_wilson95"]
                 print(f"{deck}: {int(m)} min {s:.0f} s, {row['games']} games, "
