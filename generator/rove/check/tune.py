@@ -18,8 +18,8 @@ order never change.  It is a greedy descent, one step a round:
    whole deck, half of it and a quarter, and the points alone and the bonus alone on the
    whole deck: five steps whose effects run from the largest down to about a quarter of
    it, roughly evenly on a log scale (with a number alone on the half and the quarter
-   as well, nine steps, the simulation below played a quarter more games and came no
-   closer); when it is near, or when no far step helps, a quarter, an eighth and so on
+   as well, nine steps, the simulation below plays a quarter to a third more games and
+   lands no closer); when it is near, or when no far step helps, a quarter, an eighth and so on
    down to a single card, one number at a time.  A whole-deck step that falls short of
    the targets is tried two and three steps long too, up to ``max_change``, while no
    step of the round reaches the targets, since a deck so easy that every deal is won
