@@ -74,7 +74,9 @@ Redundant constraints (sound, they only help propagation):
   (per state, with the final translation as variables; at ``t = 0`` also as a table over
   the window) -- the search engine's holes heuristic, with one translation for all
   states;
-* moves left after state ``t`` are at most the points held plus the most later plays give.
+* moves left after state ``t`` are at most the points held plus the most later plays give;
+* with no ability use, each module's own moves are at least the fewest of its move vectors
+  that sum to its final offset minus the pushes it gets (``_own_moves_bound``).
 
 Symmetry breaking (each removes only plans that another plan of no greater cost
 replaces): no-ops form a suffix; ability uses that change nothing are dropped unless the
