@@ -74,7 +74,9 @@ Redundant constraints (sound, they only help propagation):
   (per state, with the final translation as variables; at ``t = 0`` also as a table over
   the window) -- the search engine's holes heuristic, with one translation for all
   states;
-* moves left after state ``t`` are at most the points held plus the most later plays give.
+* moves left after state ``t`` are at most the points held plus the most later plays give;
+* with no ability use, each module's own moves are at least the fewest of its move vectors
+  that sum to its final offset minus the pushes it gets (``_own_moves_bound``).
 
 Symmetry breaking (each removes only plans that another plan of no greater cost
 replaces): no-ops form a suffix; ability uses that change nothing are dropped unless the
@@ -118,6 +120,8 @@ class Step:
     places: dict[tuple[int, int, str], Lit] = field(default_factory=dict)
     coils: dict[int, Lit] = field(default_factory=dict)
     sensor: Lit = False
+    #: (j, dx, dy, "module j is pushed by (dx, dy)") of this step's push runs
+    pushed: list[tuple[int, int, int, Lit]] = field(default_factory=list)
     move_any: Lit = False
     play_any: Lit = False
 
@@ -630,6 +634,7 @@ class RoveModel:
                                 r = self.rel(t, i, j, dist * ddx, dist * ddy)
                                 pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
                                 if pushed is not False:
+                                    st.pushed.append((j, ddx, ddy, pushed))
                                     const_dx[j].append((pushed, ddx))
                                     const_dy[j].append((pushed, ddy))
                             run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
@@ -986,6 +991,7 @@ class RoveModel:
         self.clause([self.match(self.T, pat, ("ms", s.mission), half=True)])
         self._change_bound(pat)
         self._distance_to_goal(pat)
+        self._own_moves_bound()
 
     def fill_lits(self, t: int) -> list[Lit]:
         """The occupancy-changing actions of step ``t`` (see ``fills``)."""
@@ -1045,6 +1051,75 @@ class RoveModel:
                 m.add(sum(holes) <= rest)
             if blocks:
                 m.add(sum(blocks) <= rest)
+
+    def own_move_distances(self, i: int, radius: int) -> dict[tuple[int, int], int]:
+        """The fewest of module ``i``'s own moves (the model's move literals of it, any
+        step) whose vectors sum to each ``(dx, dy)`` with ``|dx|, |dy| <= radius``
+        (missing: more than ``radius`` would allow, see ``_own_moves_bound``).  Breadth
+        first over partial sums inside that box; the order of the moves does not change
+        their sum."""
+        offs = {name: (ddx, ddy) for name, ddx, ddy in DIRS}
+        vecs = {(k * offs[d][0], k * offs[d][1]) for st in self.steps for (j, d, k) in st.moves if j == i}
+        dist = {(0, 0): 0}
+        frontier = [(0, 0)]
+        while frontier:
+            nxt = []
+            for vx, vy in frontier:
+                for ex, ey in vecs:
+                    w = (vx + ex, vy + ey)
+                    if abs(w[0]) <= radius and abs(w[1]) <= radius and w not in dist:
+                        dist[w] = dist[vx, vy] + 1
+                        nxt.append(w)
+            frontier = nxt
+        return dist
+
+    def _own_moves_bound(self) -> None:
+        """Redundant, for models with no ability use (the pure move puzzles): a bound on
+        each module's own moves that holds across pushes.
+
+        Without abilities a module's cell changes only by its own move literals (each a
+        constant vector ``k * (dx, dy)``) and by the ``pushed`` literals of runs it is in
+        (each a unit vector), exactly as ``_step`` writes the new cells; so its own moves
+        sum to ``(X[T] - X[0] - PX, Y[T] - Y[0] - PY)`` with ``PX, PY`` the sums of its
+        pushed vectors, and their number is at least the fewest own move vectors that
+        sum to that (``own_move_distances``).  That is a consequence of the model's own
+        equations (no game argument is needed), so it removes no plan of the model.  Any
+        ``T`` or fewer vectors of length at most ``n`` have partial sums within ``T * n``
+        of the origin in any order, so the breadth-first search in that box finds every
+        sum of at most ``T`` of them at its true fewest; a sum it does not reach within
+        ``T`` needs more than ``T`` moves and counts ``T + 1`` (no plan of the model has
+        that many).  Per module the count of its move literals is at least its term, and
+        the terms sum to at most the moves of the plan.  A push is one own move of the
+        pusher and moves its run one cell each, so unlike a bound that ignores pushed
+        modules it keeps every module's term, shifted by the pushes it gets."""
+        if any(st.uses for st in self.steps):
+            return
+        m, T, n = self.m, self.T, self.n
+        x0, x1, y0, y1 = self.box
+        radius = T * n
+        lbs: list[Any] = []
+        for i in range(n):
+            own = [lit for st in self.steps for (j, _, _), lit in st.moves.items() if j == i]
+            if not own:
+                continue
+            px = [(lit, dx) for st in self.steps for (j, dx, _, lit) in st.pushed if j == i and dx]
+            py = [(lit, dy) for st in self.steps for (j, _, dy, lit) in st.pushed if j == i and dy]
+            sx, sy = self.X[0][i], self.Y[0][i]
+            lox, hix = x0 - T - sx - len(px), x1 + T - sx + len(px)
+            loy, hiy = y0 - T - sy - len(py), y1 + T - sy + len(py)
+            ox = m.new_int_var(lox, hix, f"ownx_{self.codes[i]}")
+            oy = m.new_int_var(loy, hiy, f"owny_{self.codes[i]}")
+            m.add(ox == self.X[T][i] - sx - sum(self.as_int(lit) * v for lit, v in px))
+            m.add(oy == self.Y[T][i] - sy - sum(self.as_int(lit) * v for lit, v in py))
+            dist = self.own_move_distances(i, radius)
+            lb = m.new_int_var(0, T + 1, f"own_{self.codes[i]}")
+            rows = [(X, Y, min(T + 1, dist.get((X, Y), T + 1)))
+                    for X in range(lox, hix + 1) for Y in range(loy, hiy + 1)]
+            m.add_allowed_assignments([ox, oy, lb], rows)
+            m.add(sum(self.as_int(x) for x in own) >= lb)
+            lbs.append(lb)
+        if lbs:
+            m.add(sum(lbs) <= sum(self.as_int(st.move_any) for st in self.steps))
 
     def _points_left(self) -> None:
         """Redundant: the moves of steps ``t..T-1`` are at most the points held in state
