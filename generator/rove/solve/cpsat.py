@@ -24,12 +24,12 @@ every shorter plan.  The move bound is made small by iterative deepening on the 
 budget ``p = 0, 1, ...``: the first feasible ``p`` is the optimal point count, and all
 of them infeasible up to the sum proves the mission impossible.  The search engine's
 plan, when asked for (``hint``), is an upper bound the model must beat: with ``U`` its
-points, the model proves budget ``U - 1`` infeasible and then that no plan of ``U``
-moves costs less than it, and follows it to give its own plan (``_move_budgets``,
-``_confirm``).  Every claim is still the model's own proof, so the engines stay
-independent; a plan that is not optimal is beaten, never believed.  For ``goal: game``
-the same counts apply over the whole game, with takes also from reveals and
-post-completion draws (one each per mission left).
+points, the model proves that no plan of at most ``U`` moves costs less than it (for
+most plans in two proofs, budget ``U - 1`` infeasible first), and follows it to give its
+own plan (``_move_budgets``, ``_confirm``).  Every claim is still the model's own proof,
+so the engines stay independent; a plan that is not optimal is beaten, never believed.
+For ``goal: game`` the same counts apply over the whole game, with takes also from
+reveals and post-completion draws (one each per mission left).
 
 Objective: ``points * W1 + cards * W2 + abilities`` with ``W2`` > any ability count and
 ``W1`` > any weighted card count, i.e. lexicographic (points, cards, abilities), the
@@ -371,13 +371,13 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
     infeasible, no plan exists.
 
     The search engine's plan (``hint``), of ``U`` points, picks the budgets
-    (``_move_budgets``: ``U - 1`` first) and, in the models it fits, is the cost to beat
-    (``cost <= cost(plan) - 1``): their INFEASIBLE proves it optimal, and the model then
-    follows it (``_confirm``).  That is two proofs instead of one per budget from 0 and
-    a minimisation that proves the lower bound again (on the book's Mission in N puzzles
-    the minimisation was most of the work).  The hint is never believed: a plan that is
-    not optimal is beaten by the model, every claim is the model's own proof, and the
-    two engines stay independent.  It is also the answer handed back, marked not
+    (``_move_budgets``: ``U - 1`` or ``U`` first) and, in the models it fits, is the cost
+    to beat (``cost <= cost(plan) - 1``): their INFEASIBLE proves it optimal, and the
+    model then follows it (``_confirm``).  That is one or two proofs instead of one per
+    budget from 0 and a minimisation that proves the lower bound again (on the book's
+    Mission in N puzzles the minimisation was most of the work).  The hint is never
+    believed: a plan that is not optimal is beaten by the model, every claim is the
+    model's own proof, and the two engines stay independent.  It is also the answer handed back, marked not
     optimal, when the budget runs out first.  (Measured on bare-budget
     puzzles: one model with the whole move budget is 1.3x faster on impossible puzzles
     but up to 100x slower where the optimum is small, since it must prove a lower bound
@@ -399,7 +399,7 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
         t_hint = time.monotonic()
         known, _ = _search_hint(pos, slice_, nodes)
         hint_seconds = time.monotonic() - t_hint
-    budgets = _move_budgets(bounds.moves, plan_cost(known)[0] if known is not None else None)
+    budgets = _move_budgets(bounds.moves, plan_cost(known) if known is not None else None)
     floor = 0  # every plan has at least this many moves (proven by an infeasible model)
     stats: dict[str, Any] = {"hint_seconds": hint_seconds, "bounds": {
         "moves": bounds.moves, "plays": bounds.plays, "abilities": bounds.abilities,
@@ -511,20 +511,33 @@ def _confirm(deck: Deck, start: State, known: list[Action], spec: _MissionModel,
     return plan
 
 
-def _move_budgets(most: int, upper: int | None) -> list[int]:
+def _move_budgets(most: int, known: tuple[int, int, int] | None) -> list[int]:
     """The move budgets ``p`` that ``_solve_mission`` tries, in order, up to ``most``.
 
-    Without a known plan: ``0, 1, 2, ...``.  With one of ``upper`` points: ``upper - 1``
-    first, then ``upper, upper + 1, ...``.  A model of budget ``p`` holds every plan of at
-    most ``p`` moves, so its INFEASIBLE proves every smaller budget infeasible too: the
-    small budgets need no model of their own, and the next model may require at least
-    ``p + 1`` moves, which spares it proving that lower bound again while it minimises
-    (the proof of ``upper - 1`` is the bulk of the work on puzzles whose optimum is
-    ``upper``).  An OPTIMAL model is the true optimum whatever budget it had (a plan with
-    more moves costs more points), so a known plan that is not optimal only costs the
-    first model an optimisation instead of a proof."""
-    if upper is None or upper < 1 or upper > most:
+    Without a known plan: ``0, 1, 2, ...``.  With one of cost ``known`` (``U`` points):
+    ``U - 1`` first, then ``U, U + 1, ...``, or ``U`` first when the plan plays no card
+    and uses two abilities or more.  A model of budget ``p`` holds every plan of at most
+    ``p`` moves, so its INFEASIBLE proves every smaller budget infeasible too: the small
+    budgets need no model of their own.  After ``U - 1``, the model of budget ``U`` may
+    require ``U`` moves, and with the known cost to beat it asks only whether a plan of
+    ``U`` moves plays fewer cards or uses fewer abilities.  When the plan's only spare is
+    two uses or more, that question is as hard as the first, and one model of budget
+    ``U`` with the cost to beat asks both at once and learns once what the two would each
+    learn (less work on most of the book's Mission in N puzzles with two to four uses).
+    With one use (the second question is then whether ``U`` moves alone do it) or a card
+    to spare (whether ``U`` moves do it without that card) ``U - 1`` first is cheaper:
+    on a plan of five moves and one use, and on the card puzzles of ``bench/cpsat.py
+    --keep-hand``, one model took up to twice the work of the two (figures in
+    docs/internals/cpsat.md).  An OPTIMAL model is the true optimum whatever budget it
+    had (a plan with more moves costs more points), so a known plan that is not optimal
+    only costs the first model an optimisation instead of a proof."""
+    if known is None or known[0] > most:
         return list(range(most + 1))
+    upper, cards, abilities = known
+    if upper < 1:
+        return list(range(most + 1))
+    if not cards and abilities >= 2:
+        return list(range(upper, most + 1))
     return [upper - 1, *range(upper, most + 1)]
 
 

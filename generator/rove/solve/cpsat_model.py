@@ -20,6 +20,10 @@ Layout, per state ``t``:
   occupied" (``occ``, the sum of ``rel`` over the others, at most one by distinctness),
   adjacency, landing cells, jump gaps, push runs and pattern matches.  No per-cell grid
   is needed, so the model does not grow with the window.
+* ``OX[t][a,b]``, ``OY[t][a,b]``: the same offsets as integers, each value tied to its
+  one-hot literal (the link between cells and one-hots), so that in models with no
+  ability use a step's displacements carry them from state to state (``_offset_steps``,
+  below).
 
 Validity of every state: distinct cells (``not (DX=0 and DY=0)`` per pair) and one
 king-connected group by *cut constraints*: a graph is connected iff every cut
@@ -76,7 +80,10 @@ Redundant constraints (sound, they only help propagation):
   states;
 * moves left after state ``t`` are at most the points held plus the most later plays give;
 * with no ability use, each module's own moves are at least the fewest of its move vectors
-  that sum to its final offset minus the pushes it gets (``_own_moves_bound``).
+  that sum to its final offset minus the pushes it gets (``_own_moves_bound``);
+* with no ability use, each pair's offset after a step is its offset before plus the
+  difference of the two modules' displacements (``_offset_steps``): the cell equations
+  imply it, but only through absolute cells that a plan's later states leave unpinned.
 
 Symmetry breaking (each removes only plans that another plan of no greater cost
 replaces): no-ops form a suffix; ability uses that change nothing are dropped unless the
@@ -360,7 +367,8 @@ class RoveModel:
 
     # ------------------------------------------------------------------ layout
     def _layout_variables(self) -> None:
-        """Cells per state within the start's bounding box grown by ``t``; pair one-hots."""
+        """Cells per state within the start's bounding box grown by ``t``; pair offsets as
+        one-hots and as integers."""
         cells = [unpack(c) for c in self.start.cells]
         x0, x1 = min(x for x, _ in cells), max(x for x, _ in cells)
         y0, y1 = min(y for _, y in cells), max(y for _, y in cells)
@@ -370,6 +378,8 @@ class RoveModel:
         self.Y: list[list[Any]] = []
         self.DX: list[dict[tuple[int, int], dict[int, Lit]]] = []
         self.DY: list[dict[tuple[int, int], dict[int, Lit]]] = []
+        self.OX: list[dict[tuple[int, int], Any]] = []
+        self.OY: list[dict[tuple[int, int], Any]] = []
         for t in range(self.T + 1):
             if t == 0:
                 self.X.append([x for x, _ in cells])
@@ -381,19 +391,31 @@ class RoveModel:
                     dy[a, b] = {v: cells[b][1] - cells[a][1] == v for v in range(-R, R + 1)}
                 self.DX.append(dx)
                 self.DY.append(dy)
+                self.OX.append({(a, b): cells[b][0] - cells[a][0] for a, b in combinations(range(n), 2)})
+                self.OY.append({(a, b): cells[b][1] - cells[a][1] for a, b in combinations(range(n), 2)})
                 continue
             self.X.append([m.new_int_var(x0 - t, x1 + t, f"x{t}_{self.codes[i]}") for i in range(n)])
             self.Y.append([m.new_int_var(y0 - t, y1 + t, f"y{t}_{self.codes[i]}") for i in range(n)])
             dx, dy = {}, {}
+            ox: dict[tuple[int, int], Any] = {}
+            oy: dict[tuple[int, int], Any] = {}
             for a, b in combinations(range(n), 2):
-                for axis, store, P in (("x", dx, self.X[t]), ("y", dy, self.Y[t])):
+                for axis, store, offsets, P in (("x", dx, ox, self.X[t]), ("y", dy, oy, self.Y[t])):
                     hot = {v: m.new_bool_var(f"d{axis}{t}_{self.codes[a]}{self.codes[b]}={v}")
                            for v in range(-R, R + 1)}
                     m.add_exactly_one(hot.values())
-                    m.add(P[b] - P[a] == sum(v * h for v, h in hot.items()))
                     store[a, b] = hot
+                    # the offset as an integer, each value tied to its literal: the same
+                    # link as ``P[b] - P[a] == sum(v * hot[v])``, and cheaper to propagate
+                    off = m.new_int_var(-R, R, f"o{axis}{t}_{self.codes[a]}{self.codes[b]}")
+                    m.add(off == P[b] - P[a])
+                    for v, h in hot.items():
+                        m.add(off == v).only_enforce_if(h)
+                    offsets[a, b] = off
             self.DX.append(dx)
             self.DY.append(dy)
+            self.OX.append(ox)
+            self.OY.append(oy)
 
     def rel(self, t: int, a: int, b: int, vx: int, vy: int) -> Lit:
         """Module ``b`` sits at offset ``(vx, vy)`` from module ``a`` in state ``t``."""
@@ -738,6 +760,8 @@ class RoveModel:
             still = [self.lit(self.neg(lit)) for lit, _, _ in var_fx[j] if lit is not True]
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
+        if not self.flippers:
+            self._offset_steps(t, const_dx, const_dy)
 
         # ---- spent flags
         row: list[Lit] = []
@@ -759,6 +783,27 @@ class RoveModel:
         every = [st.noop, *st.moves.values(), *st.plays.values(), *st.uses.values()]
         m.add_exactly_one(every)
         return st
+
+    def _offset_steps(self, t: int, const_dx: list[list[tuple[Lit, int]]],
+                      const_dy: list[list[tuple[Lit, int]]]) -> None:
+        """Redundant, for models with no ability use: each pair's offset in state ``t + 1``
+        is its offset in state ``t`` plus the difference of the two modules' displacements.
+
+        Implied by the cell equations, but those carry it only through the absolute cells:
+        bounds propagation learns nothing about ``x_b - x_a`` from ``x_a`` and ``x_b``
+        unless both are pinned, which a plan's later states (and the goal, at a translation
+        still open) are not.  On the offsets themselves an offset and the step's moves fix
+        the next offset, and the next offset and the moves fix the one before, so what the
+        goal needs of the relative layout flows back to the start.  On the book's Mission
+        in N puzzles this cut the ``N - 1`` proofs of pure move puzzles to about 0.4 of
+        their work.  With abilities (swaps, placements and Coil moves set cells by enforced
+        equalities, so these would hold only when none is used) they cost more time than
+        they saved, and are left out (docs/internals/cpsat.md)."""
+        m, n = self.m, self.n
+        for const, offsets in ((const_dx, self.OX), (const_dy, self.OY)):
+            shift = [sum(self.as_int(lit) * v for lit, v in const[j]) for j in range(n)]
+            for a, b in combinations(range(n), 2):
+                m.add(offsets[t + 1][a, b] == offsets[t][a, b] + shift[b] - shift[a])
 
     def _move_condition(self, enforce: list[Lit], t: int, i: int, ddx: int, ddy: int, k: int,
                         kinds: set[str]) -> None:
