@@ -257,11 +257,11 @@ AT_ONCE_SEED = 62
 
 
 def test_search_bound_keeps_the_answers(classic: Spec) -> None:
-    """With the search hint, CP-SAT proves that no plan costs less than the hint's, with
-    budget ``U - 1`` first (``U``: the hint's points) when the hint has no card and at
-    most one ability use, else with ``U`` at once: the answers are still the search's on
-    every seed, and the bound is what was used."""
-    ways = set()
+    """With the search hint, CP-SAT proves that no plan costs less than the hint's: with
+    budget ``U`` at once (``U``: the hint's points) when the hint plays no card and uses
+    two abilities or more, else with ``U - 1`` first; the answers are still the search's
+    on every seed, and the bound is what was used."""
+    ways: set[bool] = set()
     for seed in (*QUICK_SEEDS, AT_ONCE_SEED):
         pos = random_mission_puzzle(classic, seed, max_budget=4)
         a = search(pos)

@@ -377,11 +377,11 @@ def _solve_mission(pos: Position, deck: Deck, start: State, budget: _Budget, hin
     budget from 0 and a minimisation that proves the lower bound again (on the book's
     Mission in N puzzles the minimisation was most of the work).  The hint is never
     believed: a plan that is not optimal is beaten by the model, every claim is the
-    model's own proof, and the two engines stay independent.  It is also the answer handed back, marked not
-    optimal, when the budget runs out first.  (Measured on bare-budget
-    puzzles: one model with the whole move budget is 1.3x faster on impossible puzzles
-    but up to 100x slower where the optimum is small, since it must prove a lower bound
-    over a long horizon.)
+    model's own proof, and the two engines stay independent.  It is also the answer
+    handed back, marked not optimal, when the budget runs out first.  (Measured on
+    bare-budget puzzles: one model with the whole move budget is 1.3x faster on
+    impossible puzzles but up to 100x slower where the optimum is small, since it must
+    prove a lower bound over a long horizon.)
     """
     from ortools.sat.python import cp_model
 

@@ -760,7 +760,7 @@ class RoveModel:
             still = [self.lit(self.neg(lit)) for lit, _, _ in var_fx[j] if lit is not True]
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
-        if not self.flippers:
+        if not self.flippers:  # no module can use its ability: no enforced effect
             self._offset_steps(t, const_dx, const_dy)
 
         # ---- spent flags
