@@ -20,10 +20,10 @@ Layout, per state ``t``:
   occupied" (``occ``, the sum of ``rel`` over the others, at most one by distinctness),
   adjacency, landing cells, jump gaps, push runs and pattern matches.  No per-cell grid
   is needed, so the model does not grow with the window.
-* ``OX[t][a,b]``, ``OY[t][a,b]``: the same offsets as integers, each value tied to its
-  one-hot literal (the link between cells and one-hots), so that in models with no
-  ability use a step's displacements carry them from state to state (``_offset_steps``,
-  below).
+* ``OX[t][a,b]``, ``OY[t][a,b]``: for mission and game goals the same offsets as
+  integers, each value tied to its one-hot literal (the link between cells and
+  one-hots), so that with no ability use a step's displacements carry them from state
+  to state (``_offset_steps``, below).
 
 Validity of every state: distinct cells (``not (DX=0 and DY=0)`` per pair) and one
 king-connected group by *cut constraints*: a graph is connected iff every cut
@@ -81,9 +81,10 @@ Redundant constraints (sound, they only help propagation):
 * moves left after state ``t`` are at most the points held plus the most later plays give;
 * with no ability use, each module's own moves are at least the fewest of its move vectors
   that sum to its final offset minus the pushes it gets (``_own_moves_bound``);
-* with no ability use, each pair's offset after a step is its offset before plus the
-  difference of the two modules' displacements (``_offset_steps``): the cell equations
-  imply it, but only through absolute cells that a plan's later states leave unpinned.
+* with no ability use (not in pattern synthesis), each pair's offset after a step is its
+  offset before plus the difference of the two modules' displacements
+  (``_offset_steps``): the cell equations imply it, but only through absolute cells that
+  a plan's later states leave unpinned.
 
 Symmetry breaking (each removes only plans that another plan of no greater cost
 replaces): no-ops form a suffix; ability uses that change nothing are dropped unless the
@@ -264,6 +265,11 @@ class RoveModel:
         self.codes = deck.codes
         self.ability = tuple(mod.ability for mod in deck.modules)
         self.flippers = tuple(i for i in range(self.n) if not start.spent >> i & 1)
+        #: pair offsets as integers too (``OX``, ``OY``), and carried by each step
+        #: (``_offset_steps``) when no module can use its ability; not in pattern synthesis
+        #: (``free``), which looks for a plan rather than a proof and ran at half speed
+        self.int_offsets = goal != "free"
+        self.carry_offsets = self.int_offsets and not self.flippers
 
         tick = tick or (lambda: None)
         self._layout_variables()
@@ -368,7 +374,7 @@ class RoveModel:
     # ------------------------------------------------------------------ layout
     def _layout_variables(self) -> None:
         """Cells per state within the start's bounding box grown by ``t``; pair offsets as
-        one-hots and as integers."""
+        one-hots (and as integers when ``int_offsets``)."""
         cells = [unpack(c) for c in self.start.cells]
         x0, x1 = min(x for x, _ in cells), max(x for x, _ in cells)
         y0, y1 = min(y for _, y in cells), max(y for _, y in cells)
@@ -405,6 +411,9 @@ class RoveModel:
                            for v in range(-R, R + 1)}
                     m.add_exactly_one(hot.values())
                     store[a, b] = hot
+                    if not self.int_offsets:
+                        m.add(P[b] - P[a] == sum(v * h for v, h in hot.items()))
+                        continue
                     # the offset as an integer, each value tied to its literal: the same
                     # link as ``P[b] - P[a] == sum(v * hot[v])``, and cheaper to propagate
                     off = m.new_int_var(-R, R, f"o{axis}{t}_{self.codes[a]}{self.codes[b]}")
@@ -760,7 +769,7 @@ class RoveModel:
             still = [self.lit(self.neg(lit)) for lit, _, _ in var_fx[j] if lit is not True]
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
-        if not self.flippers:  # no module can use its ability: no enforced effect
+        if self.carry_offsets:
             self._offset_steps(t, const_dx, const_dy)
 
         # ---- spent flags
@@ -786,8 +795,8 @@ class RoveModel:
 
     def _offset_steps(self, t: int, const_dx: list[list[tuple[Lit, int]]],
                       const_dy: list[list[tuple[Lit, int]]]) -> None:
-        """Redundant, for models with no ability use: each pair's offset in state ``t + 1``
-        is its offset in state ``t`` plus the difference of the two modules' displacements.
+        """Redundant, when ``carry_offsets``: each pair's offset in state ``t + 1`` is its
+        offset in state ``t`` plus the difference of the two modules' displacements.
 
         Implied by the cell equations, but those carry it only through the absolute cells:
         bounds propagation learns nothing about ``x_b - x_a`` from ``x_a`` and ``x_b``
@@ -798,7 +807,8 @@ class RoveModel:
         in N puzzles this cut the ``N - 1`` proofs of pure move puzzles to about 0.4 of
         their work.  With abilities (swaps, placements and Coil moves set cells by enforced
         equalities, so these would hold only when none is used) they cost more time than
-        they saved, and are left out (docs/internals/cpsat.md)."""
+        they saved, and in pattern synthesis (``rove generate missions``) they halved the
+        rate of missions, so both are left without (docs/internals/cpsat.md)."""
         m, n = self.m, self.n
         for const, offsets in ((const_dx, self.OX), (const_dy, self.OY)):
             shift = [sum(self.as_int(lit) * v for lit, v in const[j]) for j in range(n)]
