@@ -755,9 +755,11 @@ class RoveModel:
         st.sensor = kind_on("sensor")
 
         # ---- new cells: constant displacements plus enforced ones
+        shift_x = [sum(self.as_int(lit) * v for lit, v in const_dx[j]) for j in range(n)]
+        shift_y = [sum(self.as_int(lit) * v for lit, v in const_dy[j]) for j in range(n)]
         for j in range(n):
-            base_x = X[j] + sum(self.as_int(lit) * v for lit, v in const_dx[j])
-            base_y = Y[j] + sum(self.as_int(lit) * v for lit, v in const_dy[j])
+            base_x = X[j] + shift_x[j]
+            base_y = Y[j] + shift_y[j]
             if not var_fx[j]:
                 m.add(X1[j] == base_x)
                 m.add(Y1[j] == base_y)
@@ -770,7 +772,7 @@ class RoveModel:
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
         if self.carry_offsets:
-            self._offset_steps(t, const_dx, const_dy)
+            self._offset_steps(t, shift_x, shift_y)
 
         # ---- spent flags
         row: list[Lit] = []
@@ -793,10 +795,10 @@ class RoveModel:
         m.add_exactly_one(every)
         return st
 
-    def _offset_steps(self, t: int, const_dx: list[list[tuple[Lit, int]]],
-                      const_dy: list[list[tuple[Lit, int]]]) -> None:
+    def _offset_steps(self, t: int, shift_x: list[Any], shift_y: list[Any]) -> None:
         """Redundant, when ``carry_offsets``: each pair's offset in state ``t + 1`` is its
-        offset in state ``t`` plus the difference of the two modules' displacements.
+        offset in state ``t`` plus the difference of the two modules' displacements in step
+        ``t`` (``shift_x``, ``shift_y``: the sums the cell equations use).
 
         Implied by the cell equations, but those carry it only through the absolute cells:
         bounds propagation learns nothing about ``x_b - x_a`` from ``x_a`` and ``x_b``
@@ -810,8 +812,7 @@ class RoveModel:
         they saved, and in pattern synthesis (``rove generate missions``) they halved the
         rate of missions, so both are left without (docs/internals/cpsat.md)."""
         m, n = self.m, self.n
-        for const, offsets in ((const_dx, self.OX), (const_dy, self.OY)):
-            shift = [sum(self.as_int(lit) * v for lit, v in const[j]) for j in range(n)]
+        for shift, offsets in ((shift_x, self.OX), (shift_y, self.OY)):
             for a, b in combinations(range(n), 2):
                 m.add(offsets[t + 1][a, b] == offsets[t][a, b] + shift[b] - shift[a])
 
