@@ -40,8 +40,9 @@ book: setup
 cards: setup
 	$(BIN)/rove cards standard -o output/cards.pdf
 
-## Linters and type checkers: Rust (clippy) and Python (ruff, mypy).
+## Linters and type checkers: Rust (rustfmt, clippy) and Python (ruff, mypy).
 lint: setup
+	$(CARGO) fmt --manifest-path core/Cargo.toml --all --check
 	$(CARGO) clippy --manifest-path core/Cargo.toml --release --all-targets --quiet -- -D warnings
 	$(BIN)/ruff check generator tests bench docs/tools
 	$(BIN)/mypy

@@ -41,19 +41,29 @@ const G_POINTS: u32 = 24;
 impl Open {
     fn new(f: Cost, g_points: i32, at: usize) -> Result<Open, Stop> {
         let fits = |v: i32, bits: u32| u64::try_from(v).ok().filter(|&v| v < 1 << bits);
-        let (Some(a), Some(b), Some(c), Some(g), Ok(at)) =
-            (fits(f.0, F_POINTS), fits(f.1, F_CARDS), fits(f.2, F_ABILITIES), fits(g_points, G_POINTS), u32::try_from(at))
-        else {
+        let (Some(a), Some(b), Some(c), Some(g), Ok(at)) = (
+            fits(f.0, F_POINTS),
+            fits(f.1, F_CARDS),
+            fits(f.2, F_ABILITIES),
+            fits(g_points, G_POINTS),
+            u32::try_from(at),
+        ) else {
             return Err(Stop::Limit);
         };
         // more points so far first: their complement orders them
-        Ok(Open(a << (F_CARDS + F_ABILITIES) | b << F_ABILITIES | c, ((1 << G_POINTS) - 1 - g) << 32 | u64::from(at)))
+        Ok(Open(
+            a << (F_CARDS + F_ABILITIES) | b << F_ABILITIES | c,
+            ((1 << G_POINTS) - 1 - g) << 32 | u64::from(at),
+        ))
     }
 
     fn f(self) -> Cost {
         let mask = |bits: u32| (1u64 << bits) - 1;
-        ((self.0 >> (F_CARDS + F_ABILITIES)) as i32, (self.0 >> F_ABILITIES & mask(F_CARDS)) as i32,
-         (self.0 & mask(F_ABILITIES)) as i32)
+        (
+            (self.0 >> (F_CARDS + F_ABILITIES)) as i32,
+            (self.0 >> F_ABILITIES & mask(F_CARDS)) as i32,
+            (self.0 & mask(F_ABILITIES)) as i32,
+        )
     }
 
     fn at(self) -> usize {
@@ -161,11 +171,18 @@ pub fn solve_mission(
     if h0 > points_obtainable(deck, start) || h0 > cap {
         return Ok(None);
     }
-    let mut nodes: NodeTable<Cost> = NodeTable::new(mission_key(deck, start).as_slice(), (0, 0, 0), budget.table_cap);
+    let mut nodes: NodeTable<Cost> = NodeTable::new(
+        mission_key(deck, start).as_slice(),
+        (0, 0, 0),
+        budget.table_cap,
+    );
     let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
     // every state pushed, by push order (a node reached again more cheaply is pushed
     // again, as the state it was reached as), packed, with its node, cost and flag
-    let mut pushed = Pushed { states: StateStore::new(), meta: Vec::new() };
+    let mut pushed = Pushed {
+        states: StateStore::new(),
+        meta: Vec::new(),
+    };
     open.push(Reverse(Open::new((h0, cards_needed(h0, start), a0), 0, 0)?));
     pushed.push(start, 0, (0, 0, 0), false);
     let mut incumbent: Option<Cost> = None;
@@ -191,8 +208,12 @@ pub fn solve_mission(
         }
         // every successor's key and hash first, its slot asked for at once (see
         // `NodeTable::prefetch`); `None` for those that complete the mission or leave play
-        nodes.keys_into(&successors, |s2, out| mission_key_into(deck, s2, out),
-                        |s2| s2.status == Status::Playing && s2.done <= done0, &mut keys);
+        nodes.keys_into(
+            &successors,
+            |s2, out| mission_key_into(deck, s2, out),
+            |s2| s2.status == Status::Playing && s2.done <= done0,
+            &mut keys,
+        );
         // the estimates' memo slots too, as the whole-deal search does (`Heuristic::prefetch`)
         for (i, (_, s2)) in successors.iter().enumerate() {
             if keys.has(i) {
@@ -212,7 +233,9 @@ pub fn solve_mission(
             if s2.status != Status::Playing {
                 continue;
             }
-            let Some((key, hash)) = keys.get(i) else { continue };
+            let Some((key, hash)) = keys.get(i) else {
+                continue;
+            };
             let slot = nodes.slot_hashed(key, hash);
             if slot.known_at(g2) {
                 continue;
@@ -254,7 +277,10 @@ mod tests {
                 for &c in &vals {
                     for &g in &vals {
                         for at in [0usize, 1, 5] {
-                            entries.push((((a, b, c), -g, at as u64), Open::new((a, b, c), g, at).unwrap()));
+                            entries.push((
+                                ((a, b, c), -g, at as u64),
+                                Open::new((a, b, c), g, at).unwrap(),
+                            ));
                         }
                     }
                 }

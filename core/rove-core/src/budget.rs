@@ -52,7 +52,11 @@ pub struct Budget {
 
 impl Budget {
     pub fn new(max_nodes: u64) -> Self {
-        Budget { max_nodes, nodes: 0, table_cap: DEFAULT_TABLE_CAP }
+        Budget {
+            max_nodes,
+            nodes: 0,
+            table_cap: DEFAULT_TABLE_CAP,
+        }
     }
 
     /// Count one expanded node; stop at the node limit or when the hooks say so.

@@ -39,14 +39,20 @@ pub fn pair_costs(deck: &Deck, index: &LayoutIndex, spent: u32) -> Vec<Vec<Optio
         .iter()
         .map(|c| {
             let seeds = Table::seeds(index, &c.mission);
-            (0..seeds.len() as u32).filter(|&k| seeds[k as usize] == 0).collect()
+            (0..seeds.len() as u32)
+                .filter(|&k| seeds[k as usize] == 0)
+                .collect()
         })
         .collect();
     let mut out = vec![vec![None; deck.cards.len()]; deck.cards.len()];
     for (b, card) in deck.cards.iter().enumerate() {
         let table = Table::search(deck, index, spent, Table::seeds(index, &card.mission));
         for (a, layouts) in matching.iter().enumerate() {
-            let best = layouts.iter().map(|&k| table.get(k)).min().unwrap_or(UNREACHABLE);
+            let best = layouts
+                .iter()
+                .map(|&k| table.get(k))
+                .min()
+                .unwrap_or(UNREACHABLE);
             out[a][b] = (best != UNREACHABLE).then_some(u32::from(best));
         }
     }
@@ -74,7 +80,13 @@ pub fn chain_table(deck: &Deck, index: &LayoutIndex, missions: &[u8], spent: u32
 
 /// [`chain_table`]'s value at the layout `cells` (None: the missions cannot all be
 /// completed by moves; Some(0) for a layout the tables do not hold, no claim).
-pub fn chain_cost(deck: &Deck, index: &LayoutIndex, missions: &[u8], spent: u32, cells: &[Cell]) -> Option<u32> {
+pub fn chain_cost(
+    deck: &Deck,
+    index: &LayoutIndex,
+    missions: &[u8],
+    spent: u32,
+    cells: &[Cell],
+) -> Option<u32> {
     let Some(at) = index.index(cells) else {
         return Some(0);
     };
@@ -94,24 +106,67 @@ mod tests {
     /// Four modules with every arrow kind, spent sides moving by other arrows, and three
     /// missions of three or four cells.
     fn small_deck() -> Deck {
-        let side = |kind: ArrowKind, dirs: &[u8]| dirs.iter().map(|&dir| Arrow { kind, dir }).collect::<Vec<_>>();
+        let side = |kind: ArrowKind, dirs: &[u8]| {
+            dirs.iter()
+                .map(|&dir| Arrow { kind, dir })
+                .collect::<Vec<_>>()
+        };
         let modules = vec![
-            Module { ability: Ability::Brain, arrows: [side(ArrowKind::Standard, &[0, 2, 4, 6]), side(ArrowKind::Jump, &[1, 3, 5, 7])] },
-            Module { ability: Ability::Laser, arrows: [side(ArrowKind::Short, &[0, 1, 2, 3, 4, 5, 6, 7]), side(ArrowKind::Short, &[0, 4])] },
-            Module { ability: Ability::Coil, arrows: [side(ArrowKind::Jump, &[0, 1, 2, 3, 4, 5, 6, 7]), side(ArrowKind::Standard, &[2, 6])] },
-            Module { ability: Ability::Motor, arrows: [side(ArrowKind::Push, &[0, 2, 4, 6]), side(ArrowKind::Push, &[1, 5])] },
+            Module {
+                ability: Ability::Brain,
+                arrows: [
+                    side(ArrowKind::Standard, &[0, 2, 4, 6]),
+                    side(ArrowKind::Jump, &[1, 3, 5, 7]),
+                ],
+            },
+            Module {
+                ability: Ability::Laser,
+                arrows: [
+                    side(ArrowKind::Short, &[0, 1, 2, 3, 4, 5, 6, 7]),
+                    side(ArrowKind::Short, &[0, 4]),
+                ],
+            },
+            Module {
+                ability: Ability::Coil,
+                arrows: [
+                    side(ArrowKind::Jump, &[0, 1, 2, 3, 4, 5, 6, 7]),
+                    side(ArrowKind::Standard, &[2, 6]),
+                ],
+            },
+            Module {
+                ability: Ability::Motor,
+                arrows: [
+                    side(ArrowKind::Push, &[0, 2, 4, 6]),
+                    side(ArrowKind::Push, &[1, 5]),
+                ],
+            },
         ];
         let any = PatCell::Any;
         let pats: [&[(i32, i32, PatCell)]; 3] = [
             &[(0, 0, PatCell::Named(0)), (1, 1, any), (2, 2, any)],
-            &[(0, 0, any), (0, 1, PatCell::Named(2)), (0, 2, any), (1, 2, any)],
-            &[(0, 0, PatCell::Named(3)), (2, 0, any), (1, 1, any), (1, 0, PatCell::Empty)],
+            &[
+                (0, 0, any),
+                (0, 1, PatCell::Named(2)),
+                (0, 2, any),
+                (1, 2, any),
+            ],
+            &[
+                (0, 0, PatCell::Named(3)),
+                (2, 0, any),
+                (1, 1, any),
+                (1, 0, PatCell::Empty),
+            ],
         ];
         let cards = pats
             .iter()
             .map(|p| {
                 let pat = Pattern::new(p).expect("a pattern");
-                Card { base: 1, bonus: 2, mission: pat.clone(), movement: pat }
+                Card {
+                    base: 1,
+                    bonus: 2,
+                    mission: pat.clone(),
+                    movement: pat,
+                }
             })
             .collect();
         Deck::new(modules, cards, 3, Rules::default()).expect("a deck")
@@ -125,10 +180,18 @@ mod tests {
     /// The exact answer by forward breadth-first search over (layout, missions done)
     /// with the rules' own successors: a move to a layout matching the current mission
     /// completes it (as does a start that matches).
-    fn forward_chain(deck: &Deck, index: &LayoutIndex, missions: &[u8], spent: u32, start: &[Cell]) -> Option<u32> {
+    fn forward_chain(
+        deck: &Deck,
+        index: &LayoutIndex,
+        missions: &[u8],
+        spent: u32,
+        start: &[Cell],
+    ) -> Option<u32> {
         let n = deck.n();
         let advance = |cells: &[Cell], mut done: usize| {
-            while done < missions.len() && deck.cards[missions[done] as usize].mission.matches(cells) {
+            while done < missions.len()
+                && deck.cards[missions[done] as usize].mission.matches(cells)
+            {
                 done += 1;
             }
             done
@@ -224,7 +287,11 @@ mod tests {
                             best = best.min(table.get(k));
                         }
                     }
-                    assert_eq!(row[b], (best != UNREACHABLE).then_some(u32::from(best)), "{a} -> {b} spent {spent:b}");
+                    assert_eq!(
+                        row[b],
+                        (best != UNREACHABLE).then_some(u32::from(best)),
+                        "{a} -> {b} spent {spent:b}"
+                    );
                 }
                 assert_eq!(pairs[b][b], Some(0));
             }

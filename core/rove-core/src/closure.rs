@@ -121,7 +121,14 @@ impl Open {
 /// The scan stops at the first `d_m` down to `enough`: that is the smallest.  The
 /// mission that stopped it moves to the front, where the next scan starts (states met
 /// one after another are mostly near the same missions).
-fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32, live: &mut u64) -> Option<i32> {
+fn bound(
+    deck: &Deck,
+    h: &Heuristic,
+    s: &State,
+    open: &mut [Open],
+    enough: i32,
+    live: &mut u64,
+) -> Option<i32> {
     let enough = enough.max(1);
     let mut with = *s;
     let mut least: Option<i32> = None;
@@ -157,8 +164,18 @@ fn bound(deck: &Deck, h: &Heuristic, s: &State, open: &mut [Open], enough: i32, 
 /// for any action, a no-op included); the caller's A* answers it at once.  Nodes are
 /// counted in `budget`; a stop by the budget or the hooks is returned as `stopped`,
 /// with the missions proven by then.  At most [`MAX_MISSIONS`] missions.
-pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budget: &mut Budget, hooks: &mut dyn Hooks) -> Walk {
-    assert!(missions.len() <= MAX_MISSIONS, "a walk takes at most {MAX_MISSIONS} missions");
+pub fn walk(
+    deck: &Deck,
+    h: &Heuristic,
+    start: &State,
+    missions: &[CardId],
+    budget: &mut Budget,
+    hooks: &mut dyn Hooks,
+) -> Walk {
+    assert!(
+        missions.len() <= MAX_MISSIONS,
+        "a walk takes at most {MAX_MISSIONS} missions"
+    );
     let mut plans: Vec<Option<Vec<Step>>> = vec![None; missions.len()];
     let mut s0 = *start;
     s0.mission = None;
@@ -166,14 +183,23 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         .iter()
         .enumerate()
         .filter(|&(_, &m)| !deck.cards[m as usize].mission.matches(s0.cells()))
-        .map(|(index, &card)| Open { index, card, best: None })
+        .map(|(index, &card)| Open {
+            index,
+            card,
+            best: None,
+        })
         .collect();
     if start.status != Status::Playing {
-        return Walk { plans, stopped: None, exhausted: true };
+        return Walk {
+            plans,
+            stopped: None,
+            exhausted: true,
+        };
     }
     let may_draw = deck.sensor_draws_left(s0.spent) > 0;
     // node id -> fewest abilities known, and the step that reached it
-    let mut nodes: NodeTable<i32> = NodeTable::new(canonical_key(&s0, may_draw).as_slice(), 0, budget.table_cap);
+    let mut nodes: NodeTable<i32> =
+        NodeTable::new(canonical_key(&s0, may_draw).as_slice(), 0, budget.table_cap);
     // (f, abilities used negated: deeper first among equal f, push order, node id);
     // the state is the one pushed in that order
     let mut heap: BinaryHeap<Reverse<(i32, i32, u32, u32)>> = BinaryHeap::new();
@@ -206,7 +232,11 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             }
         }
         if open.is_empty() {
-            return Walk { plans, stopped: None, exhausted: false };
+            return Walk {
+                plans,
+                stopped: None,
+                exhausted: false,
+            };
         }
         if nodes.best(id) < g {
             continue; // reached by fewer abilities since
@@ -215,7 +245,10 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
         let (known, for_open) = &mut bounds[at as usize];
         if *for_open != open.len() {
             // the key is a lower bound of g + the bound: a mission at it settles the scan
-            (*known, *for_open) = (bound(deck, h, &s, &mut open, f - g, &mut lives[at as usize]), open.len());
+            (*known, *for_open) = (
+                bound(deck, h, &s, &mut open, f - g, &mut lives[at as usize]),
+                open.len(),
+            );
         }
         let Some(hs) = *known else {
             continue; // no open mission can be completed from here without a point
@@ -225,26 +258,42 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
             continue;
         }
         if let Err(stop) = budget.tick(hooks) {
-            return Walk { plans, stopped: Some(stop), exhausted: false };
+            return Walk {
+                plans,
+                stopped: Some(stop),
+                exhausted: false,
+            };
         }
         let live = lives[at as usize];
         let shift = translation(&s);
         ability_successors_into(deck, &s, &mut successors);
         let g2 = g + 1;
-        nodes.keys_into(&successors, |s2, out| canonical_key_into(s2, may_draw, out),
-                        |s2| s2.status == Status::Playing, &mut keys);
+        nodes.keys_into(
+            &successors,
+            |s2, out| canonical_key_into(s2, may_draw, out),
+            |s2| s2.status == Status::Playing,
+            &mut keys,
+        );
         for (i, &(a, s2)) in successors.iter().enumerate() {
-            let Some((key, hash)) = keys.get(i) else { continue };
+            let Some((key, hash)) = keys.get(i) else {
+                continue;
+            };
             let cells = s2.cells();
             for m in open.iter_mut() {
-                if m.cost().is_none_or(|c| g2 < c) && deck.cards[m.card as usize].mission.matches(cells) {
+                if m.cost().is_none_or(|c| g2 < c)
+                    && deck.cards[m.card as usize].mission.matches(cells)
+                {
                     let mut plan = nodes.path(id);
                     plan.push((a, shift));
                     m.best = Some(plan);
                 }
             }
             // no open mission can do better through s2
-            let cap = open.iter().map(|m| m.cost().unwrap_or(i32::MAX)).max().unwrap_or(i32::MAX);
+            let cap = open
+                .iter()
+                .map(|m| m.cost().unwrap_or(i32::MAX))
+                .max()
+                .unwrap_or(i32::MAX);
             let slot = nodes.slot_hashed(key, hash);
             if slot.known_at(g2) {
                 continue;
@@ -255,7 +304,11 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
                 continue;
             }
             let Ok(id2) = slot.record(g2, id, a, shift) else {
-                return Walk { plans, stopped: Some(Stop::Limit), exhausted: false };
+                return Walk {
+                    plans,
+                    stopped: Some(Stop::Limit),
+                    exhausted: false,
+                };
             };
             heap.push(Reverse((g2 + 1, -g2, pushed.len() as u32, id2)));
             pushed.push(&s2);
@@ -267,5 +320,9 @@ pub fn walk(deck: &Deck, h: &Heuristic, start: &State, missions: &[CardId], budg
     for m in open {
         plans[m.index] = m.best;
     }
-    Walk { plans, stopped: None, exhausted: true }
+    Walk {
+        plans,
+        stopped: None,
+        exhausted: true,
+    }
 }

@@ -6,8 +6,7 @@
 
 use crate::grid::{Cell, STRIDE};
 
-/// Modules beyond this many are not handled by the core (the Python engine still is).
-pub const MAX_MODULES: usize = 16;
+pub use crate::limits::MAX_MODULES;
 /// Cards in hand after which draws stop (the rules' hand limit).
 pub const HAND_LIMIT: usize = 5;
 
@@ -24,7 +23,10 @@ pub enum Ability {
 impl Ability {
     /// Abilities that can bring a module into a given cell without a movement point.
     pub fn fills(self) -> bool {
-        matches!(self, Ability::Brain | Ability::Coil | Ability::Motor | Ability::Gripper)
+        matches!(
+            self,
+            Ability::Brain | Ability::Coil | Ability::Motor | Ability::Gripper
+        )
     }
 }
 
@@ -111,10 +113,19 @@ impl PatternRows {
         let mut occupied = vec![0u32; height as usize];
         let mut empty = vec![0u32; height as usize];
         for &(x, y, what) in cells {
-            let rows = if what == PatCell::Empty { &mut empty } else { &mut occupied };
+            let rows = if what == PatCell::Empty {
+                &mut empty
+            } else {
+                &mut occupied
+            };
             rows[(y - y0) as usize] |= 1 << (x - x0);
         }
-        Some(PatternRows { corner: x0 + y0 * STRIDE, width, occupied, empty })
+        Some(PatternRows {
+            corner: x0 + y0 * STRIDE,
+            width,
+            occupied,
+            empty,
+        })
     }
 }
 
@@ -165,14 +176,19 @@ impl Pattern {
     fn matches_at(&self, cells: &[Cell], base: Cell) -> bool {
         self.named.iter().all(|&(m, off)| cells[m] == base + off)
             && self.anys.iter().all(|&off| cells.contains(&(base + off)))
-            && !self.empties.iter().any(|&off| cells.contains(&(base + off)))
+            && !self
+                .empties
+                .iter()
+                .any(|&off| cells.contains(&(base + off)))
     }
 
     /// Whether some translation of the pattern matches the layout.
     pub fn matches(&self, cells: &[Cell]) -> bool {
         match self.anchor_module {
             Some(m) => self.matches_at(cells, cells[m] - self.anchor_off),
-            None => cells.iter().any(|&c| self.matches_at(cells, c - self.anchor_off)),
+            None => cells
+                .iter()
+                .any(|&c| self.matches_at(cells, c - self.anchor_off)),
         }
     }
 }
@@ -189,7 +205,11 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules { auto_complete_on_reveal: true, recycle_when_empty: false, gripper_active_only: false }
+        Rules {
+            auto_complete_on_reveal: true,
+            recycle_when_empty: false,
+            gripper_active_only: false,
+        }
     }
 }
 
@@ -219,7 +239,11 @@ impl Deck {
     /// The spent bits of modules whose flip changes their arrows: the bits a dominance
     /// cut must keep apart (spending such a module changes how it moves).
     pub fn flip_mask(&self) -> u32 {
-        self.modules.iter().enumerate().filter(|(_, m)| m.flip_matters()).fold(0, |k, (i, _)| k | 1 << i)
+        self.modules
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.flip_matters())
+            .fold(0, |k, (i, _)| k | 1 << i)
     }
 
     /// The bits of modules whose ability never changes the layout: Sensors (a use draws a
@@ -228,19 +252,42 @@ impl Deck {
         self.sensors
     }
 
-    pub fn new(modules: Vec<Module>, cards: Vec<Card>, missions_to_win: i32, rules: Rules) -> Result<Self, String> {
+    pub fn new(
+        modules: Vec<Module>,
+        cards: Vec<Card>,
+        missions_to_win: i32,
+        rules: Rules,
+    ) -> Result<Self, String> {
         if modules.is_empty() || modules.len() > MAX_MODULES {
-            return Err(format!("the core handles 1 to {MAX_MODULES} modules, not {}", modules.len()));
+            return Err(format!(
+                "the core handles 1 to {MAX_MODULES} modules, not {}",
+                modules.len()
+            ));
         }
-        if cards.len() > crate::state::MAX_CARDS {
-            return Err(format!("the core handles at most {} cards", crate::state::MAX_CARDS));
+        if cards.len() > crate::limits::MAX_CARDS {
+            return Err(format!(
+                "the core handles at most {} cards",
+                crate::limits::MAX_CARDS
+            ));
         }
         let max_bonus = cards.iter().map(|c| c.bonus).max().unwrap_or(0);
         let bits = |ability: Ability| {
-            modules.iter().enumerate().filter(|(_, m)| m.ability == ability).fold(0, |k, (i, _)| k | 1 << i)
+            modules
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.ability == ability)
+                .fold(0, |k, (i, _)| k | 1 << i)
         };
         let (sensors, grippers) = (bits(Ability::Sensor), bits(Ability::Gripper));
-        Ok(Deck { modules, cards, missions_to_win, rules, max_bonus, sensors, grippers })
+        Ok(Deck {
+            modules,
+            cards,
+            missions_to_win,
+            rules,
+            max_bonus,
+            sensors,
+            grippers,
+        })
     }
 
     pub fn n(&self) -> usize {

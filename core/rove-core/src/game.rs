@@ -78,14 +78,32 @@ type Order = (i32, i32, bool, bool);
 type Child = (Order, usize, i32);
 
 impl<'a> GameSearch<'a> {
-    fn new(deck: &'a Deck, h: &'a Heuristic, hooks: &'a mut dyn Hooks, budget: Budget, options: Options, deepest: Deepest) -> Self {
+    fn new(
+        deck: &'a Deck,
+        h: &'a Heuristic,
+        hooks: &'a mut dyn Hooks,
+        budget: Budget,
+        options: Options,
+        deepest: Deepest,
+    ) -> Self {
         let lost = LostTable::new(deck, options.dominance, budget.table_cap);
-        GameSearch { deck, h, hooks, budget, lost, deepest, buffers: Vec::new() }
+        GameSearch {
+            deck,
+            h,
+            hooks,
+            budget,
+            lost,
+            deepest,
+            buffers: Vec::new(),
+        }
     }
 
     fn note_depth(&mut self, s: &State) {
         if s.done > self.deepest.done.unwrap_or(-1) {
-            self.deepest = Deepest { done: Some(s.done), mission: s.mission };
+            self.deepest = Deepest {
+                done: Some(s.done),
+                mission: s.mission,
+            };
             self.hooks.deepest(s.done);
         }
     }
@@ -172,7 +190,9 @@ impl<'a> GameSearch<'a> {
             need().map(|need| (-s2.done, need, is_ability(a), is_play(a)))
         }) {
             Err(win) => Ok(Some(vec![win])),
-            Ok(children) => self.first_win(&successors, children, |search, s2, cost| search.run(s2, allowance - cost)),
+            Ok(children) => self.first_win(&successors, children, |search, s2, cost| {
+                search.run(s2, allowance - cost)
+            }),
         };
         self.settle(s, allowance, successors, got)
     }
@@ -203,7 +223,8 @@ impl<'a> GameSearch<'a> {
             }
             let need = || {
                 let need = self.h.points_needed(self.deck, s2);
-                (need <= allowance - cost && need <= points_obtainable(self.deck, s2)).then_some(need)
+                (need <= allowance - cost && need <= points_obtainable(self.deck, s2))
+                    .then_some(need)
             };
             if let Some(place) = order(a, s2, &need) {
                 children.push((place, i, cost));
@@ -329,10 +350,17 @@ pub fn solve_game(
 ) -> Result<GameResult, Stop> {
     if matches!(strategy, Strategy::Greedy | Strategy::Deepening) {
         let mut search = GameSearch::new(deck, h, hooks, budget.clone(), options, *deepest);
-        let got = if strategy == Strategy::Greedy { search.run(start, INF) } else { search.win_from(start) };
+        let got = if strategy == Strategy::Greedy {
+            search.run(start, INF)
+        } else {
+            search.win_from(start)
+        };
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
-        return got.map(|plan| GameResult { plan, optimal: false });
+        return got.map(|plan| GameResult {
+            plan,
+            optimal: false,
+        });
     }
     if strategy == Strategy::Portfolio {
         // A short greedy dive (finds most wins in a few hundred nodes), then the
@@ -346,7 +374,12 @@ pub fn solve_game(
         budget.nodes += quick.budget.nodes;
         *deepest = quick.deepest;
         match got {
-            Ok(plan) => return Ok(GameResult { plan, optimal: false }),
+            Ok(plan) => {
+                return Ok(GameResult {
+                    plan,
+                    optimal: false,
+                })
+            }
             Err(Stop::Limit) if budget.nodes < budget.max_nodes => {}
             Err(stop) => return Err(stop),
         }
@@ -354,23 +387,42 @@ pub fn solve_game(
         let got = search.win_from(start);
         budget.nodes = search.budget.nodes;
         *deepest = search.deepest;
-        return got.map(|plan| GameResult { plan, optimal: false });
+        return got.map(|plan| GameResult {
+            plan,
+            optimal: false,
+        });
     }
     let mut search = GameSearch::new(deck, h, hooks, budget.clone(), options, *deepest);
     let outcome = (|| {
         let Some(mut plan) = search.run(start, INF)? else {
-            return Ok(GameResult { plan: None, optimal: false });
+            return Ok(GameResult {
+                plan: None,
+                optimal: false,
+            });
         };
         loop {
             let spent = plan.iter().filter(|a| a.is_move()).count() as i32;
             if spent == 0 {
-                return Ok(GameResult { plan: Some(plan), optimal: true });
+                return Ok(GameResult {
+                    plan: Some(plan),
+                    optimal: true,
+                });
             }
             match search.run(start, spent - 1) {
-                Ok(None) => return Ok(GameResult { plan: Some(plan), optimal: true }),
+                Ok(None) => {
+                    return Ok(GameResult {
+                        plan: Some(plan),
+                        optimal: true,
+                    })
+                }
                 Ok(Some(better)) => plan = better,
                 Err(Stop::Interrupted) => return Err(Stop::Interrupted),
-                Err(_) => return Ok(GameResult { plan: Some(plan), optimal: false }),
+                Err(_) => {
+                    return Ok(GameResult {
+                        plan: Some(plan),
+                        optimal: false,
+                    })
+                }
             }
         }
     })();

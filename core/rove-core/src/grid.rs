@@ -3,7 +3,7 @@
 //! A cell is `x + y * STRIDE` in one integer, exactly as the Python engine packs it, so
 //! that both engines order cells (and so successors) the same way.
 
-use crate::deck::MAX_MODULES;
+use crate::limits::MAX_MODULES;
 use smallvec::SmallVec;
 
 /// One packed cell (or a packed offset between two cells).
@@ -106,12 +106,18 @@ impl Window {
         if x1 - x0 + 4 >= WIN || y1 - y0 + 4 >= WIN {
             return None;
         }
-        let mut w = Window { origin: pack(x0 - 2, y0 - 2), near: [0; (WIN * WIN) as usize], occupied: [0; 4] };
+        let mut w = Window {
+            origin: pack(x0 - 2, y0 - 2),
+            near: [0; (WIN * WIN) as usize],
+            occupied: [0; 4],
+        };
         for (j, &c) in cells.iter().enumerate() {
             let i = w.index(c).expect("a module is inside its window");
             w.occupied[i / 64] |= 1 << (i % 64);
             for &o in &NB {
-                let k = w.index(c + o).expect("a module's neighbour is inside its window");
+                let k = w
+                    .index(c + o)
+                    .expect("a module's neighbour is inside its window");
                 w.near[k] |= 1 << j;
             }
         }
@@ -166,7 +172,14 @@ impl<'a> Layout<'a> {
                 }
             }
         }
-        let mut layout = Layout { cells, groups: [[0; 4]; MAX_MODULES], count: [0; MAX_MODULES], many: 0, adj, window };
+        let mut layout = Layout {
+            cells,
+            groups: [[0; 4]; MAX_MODULES],
+            count: [0; MAX_MODULES],
+            many: 0,
+            adj,
+            window,
+        };
         let all = (1u32 << n) - 1;
         for t in 0..n {
             let others = all & !(1 << t);
@@ -237,7 +250,9 @@ impl<'a> Layout<'a> {
             let others = ((1u32 << n) - 1) & !(1 << t);
             return self.flood(touching, others) == others;
         }
-        self.groups[t][..self.count[t] as usize].iter().all(|&g| g & touching != 0)
+        self.groups[t][..self.count[t] as usize]
+            .iter()
+            .all(|&g| g & touching != 0)
     }
 
     /// The empty cells where module `t` alone may be put with the layout staying
@@ -247,7 +262,10 @@ impl<'a> Layout<'a> {
         let cells = self.cells;
         if cells.len() == 1 {
             // alone on the grid: anywhere is valid; generation stops at two cells
-            let mut out: Cells = NB.iter().flat_map(|&o| [cells[0] + o, cells[0] + 2 * o]).collect();
+            let mut out: Cells = NB
+                .iter()
+                .flat_map(|&o| [cells[0] + o, cells[0] + 2 * o])
+                .collect();
             out.sort_unstable();
             out.dedup();
             return out;
@@ -342,7 +360,9 @@ mod tests {
     fn spread_layouts_place_like_the_brute_force() {
         for n in [12usize, 14, 16] {
             for kink in 0..n {
-                let cells: Vec<Cell> = (0..n as i32).map(|x| pack(x, if x as usize > kink { 1 } else { 0 })).collect();
+                let cells: Vec<Cell> = (0..n as i32)
+                    .map(|x| pack(x, if x as usize > kink { 1 } else { 0 }))
+                    .collect();
                 let layout = Layout::new(&cells);
                 assert!(layout.window.is_none() || n == 12);
                 for t in [0, kink, n - 1] {
@@ -352,7 +372,11 @@ mod tests {
                             let mut moved = cells.clone();
                             moved[t] = c;
                             let want = !cells.contains(&c) && valid(&moved);
-                            assert_eq!(layout.can_place(t, c), want, "n={n} kink={kink} t={t} ({x}, {y})");
+                            assert_eq!(
+                                layout.can_place(t, c),
+                                want,
+                                "n={n} kink={kink} t={t} ({x}, {y})"
+                            );
                         }
                     }
                 }

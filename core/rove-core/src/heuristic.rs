@@ -116,7 +116,12 @@ impl Heuristic {
             })
             .collect();
         let inert = deck.layout_free();
-        Heuristic { dist, memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]), tables: None, inert }
+        Heuristic {
+            dist,
+            memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]),
+            tables: None,
+            inert,
+        }
     }
 
     /// The heuristic raised by the exact distance tables ([`crate::tables`]) wherever
@@ -156,14 +161,27 @@ impl Heuristic {
 
     /// What the tables did in this solve (all zero without tables).
     pub fn table_stats(&self) -> TableStats {
-        self.tables.as_ref().map_or_else(TableStats::default, |t| t.borrow().stats())
+        self.tables
+            .as_ref()
+            .map_or_else(TableStats::default, |t| t.borrow().stats())
     }
 
     /// The tables' fewest moves from `cells` to a layout matching `mission`, by the
     /// arrows `spent` gives, building the table now if needed: None without tables,
     /// Some(None) when unreachable.
-    pub fn table_distance(&self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<Option<u32>> {
-        Some(self.tables.as_ref()?.borrow_mut().distance(deck, mission, spent, cells))
+    pub fn table_distance(
+        &self,
+        deck: &Deck,
+        mission: u8,
+        spent: u32,
+        cells: &[Cell],
+    ) -> Option<Option<u32>> {
+        Some(
+            self.tables
+                .as_ref()?
+                .borrow_mut()
+                .distance(deck, mission, spent, cells),
+        )
     }
 
     /// Whether no ability of `spent`'s unspent modules can change the layout.
@@ -177,7 +195,9 @@ impl Heuristic {
     /// [`TableCache::ask`]).
     fn table_on(&self, deck: &Deck, s: &State, mission: u8) -> bool {
         match &self.tables {
-            Some(tables) => self.layout_inert(deck, s.spent) && tables.borrow_mut().ask(deck, mission, s.spent),
+            Some(tables) => {
+                self.layout_inert(deck, s.spent) && tables.borrow_mut().ask(deck, mission, s.spent)
+            }
             None => false,
         }
     }
@@ -185,7 +205,9 @@ impl Heuristic {
     /// The table's byte for `s` (a distance, or [`crate::tables::UNREACHABLE`]).
     fn table_byte(&self, deck: &Deck, s: &State, mission: u8) -> u8 {
         let tables = self.tables.as_ref().expect("tables");
-        let d = tables.borrow_mut().distance(deck, mission, s.spent, s.cells());
+        let d = tables
+            .borrow_mut()
+            .distance(deck, mission, s.spent, s.cells());
         d.map_or(crate::tables::UNREACHABLE, |d| d as u8)
     }
 
@@ -233,7 +255,11 @@ impl Heuristic {
         let table_on = self.table_on(deck, s, mission);
         let Some(key) = memo_key(s, mission) else {
             let plain = self.compute(deck, s, mission);
-            return if table_on { raised(plain, self.table_byte(deck, s, mission)) } else { plain };
+            return if table_on {
+                raised(plain, self.table_byte(deck, s, mission))
+            } else {
+                plain
+            };
         };
         let slot = memo_slot(key);
         let [k, v] = self.memo.borrow()[slot];
@@ -245,7 +271,8 @@ impl Heuristic {
         if table_on && byte == 0 {
             byte = u16::from(self.table_byte(deck, s, mission)) + 1;
         }
-        let stored = u64::from(plain.0 as u32) | u64::from(plain.1 as u16) << 32 | u64::from(byte) << 48;
+        let stored =
+            u64::from(plain.0 as u32) | u64::from(plain.1 as u16) << 32 | u64::from(byte) << 48;
         if k != key + 1 || stored != v {
             self.memo.borrow_mut()[slot] = [key + 1, stored];
         }
@@ -310,7 +337,11 @@ impl Heuristic {
                     }
                     let covered = (j - i) as i32;
                     i = j;
-                    let blocks = pat.empty_cells.iter().filter(|&&off| cells.contains(&(base + off))).count() as i32;
+                    let blocks = pat
+                        .empty_cells
+                        .iter()
+                        .filter(|&&off| cells.contains(&(base + off)))
+                        .count() as i32;
                     take(base, size - covered, blocks);
                 }
             }
@@ -320,7 +351,8 @@ impl Heuristic {
             if need > best {
                 break;
             }
-            let need = need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
+            let need =
+                need.max(self.distance_bound(s, base, pat.occupied.as_slice(), &pat.all_named));
             if need <= best {
                 best = need;
                 candidates.push((need, defect));
@@ -338,7 +370,13 @@ impl Heuristic {
     /// With no ability left to relocate modules, each unfilled cell needs a module that
     /// can get there, and the named module must travel to its cell: each takes at least
     /// its own (obstacle-free) move distance.
-    fn distance_bound(&self, s: &State, base: Cell, occupied: &[Cell], named: &[(usize, Cell)]) -> i32 {
+    fn distance_bound(
+        &self,
+        s: &State,
+        base: Cell,
+        occupied: &[Cell],
+        named: &[(usize, Cell)],
+    ) -> i32 {
         let cells = s.cells();
         let side = |m: usize| (s.spent >> m & 1) as usize;
         let mut bound = 0;
@@ -376,7 +414,11 @@ impl Heuristic {
 /// The bound raised by a switched-on table's byte: no ability can change the layout,
 /// so 0 abilities is a lower bound at that many points.
 fn raised(plain: (i32, i32), byte: u8) -> (i32, i32) {
-    let need = if byte == crate::tables::UNREACHABLE { UNREACHABLE_NEED } else { i32::from(byte) };
+    let need = if byte == crate::tables::UNREACHABLE {
+        UNREACHABLE_NEED
+    } else {
+        i32::from(byte)
+    };
     if need > plain.0 {
         (need, 0)
     } else {
@@ -409,7 +451,12 @@ impl LayoutRows {
             let (x, y) = unpack(c);
             rows[(y - y0) as usize] |= 1 << (x - x0 + PAD);
         }
-        Some(LayoutRows { corner: pack(x0, y0), width, rows, height })
+        Some(LayoutRows {
+            corner: pack(x0, y0),
+            width,
+            rows,
+            height,
+        })
     }
 
     /// Call `take(base, holes, blocks)` for every placement of the pattern that puts
@@ -429,7 +476,11 @@ impl LayoutRows {
                     blocks += (row & pat.empty[r as usize]).count_ones() as i32;
                 }
                 if covered > 0 {
-                    take(self.corner + pack(sx, sy) - pat.corner, size - covered, blocks);
+                    take(
+                        self.corner + pack(sx, sy) - pat.corner,
+                        size - covered,
+                        blocks,
+                    );
                 }
             }
         }
@@ -460,9 +511,16 @@ pub fn abilities_left(deck: &Deck, spent: u32) -> (i32, i32) {
 /// from the hand (or the current one) reaches the discard pile once it runs out, and
 /// can be drawn and played again.
 pub fn points_obtainable(deck: &Deck, s: &State) -> i32 {
-    let mut total = s.points + s.hand.as_slice().iter().map(|&c| deck.cards[c as usize].bonus).sum::<i32>();
+    let mut total = s.points
+        + s.hand
+            .as_slice()
+            .iter()
+            .map(|&c| deck.cards[c as usize].bonus)
+            .sum::<i32>();
     let draws = deck.sensor_draws_left(s.spent) as i32;
-    if draws > 0 && (!s.draw.is_empty() || !s.discard.is_empty() || !s.hand.is_empty() || s.card.is_some()) {
+    if draws > 0
+        && (!s.draw.is_empty() || !s.discard.is_empty() || !s.hand.is_empty() || s.card.is_some())
+    {
         total += draws * deck.max_bonus;
     }
     total
@@ -533,14 +591,37 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let abilities = [Ability::Brain, Ability::Laser, Ability::Sensor, Ability::Coil, Ability::Gripper, Ability::Motor];
+        let abilities = [
+            Ability::Brain,
+            Ability::Laser,
+            Ability::Sensor,
+            Ability::Coil,
+            Ability::Gripper,
+            Ability::Motor,
+        ];
         let modules: Vec<Module> = abilities
             .iter()
             .enumerate()
             .map(|(i, &ability)| {
-                let kind = [ArrowKind::Standard, ArrowKind::Short, ArrowKind::Jump, ArrowKind::Push][i % 4];
-                let side = |d: u8| vec![Arrow { kind, dir: d }, Arrow { kind, dir: (d + 4) % 8 }];
-                Module { ability, arrows: [side(i as u8 % 8), side((i as u8 + 2) % 8)] }
+                let kind = [
+                    ArrowKind::Standard,
+                    ArrowKind::Short,
+                    ArrowKind::Jump,
+                    ArrowKind::Push,
+                ][i % 4];
+                let side = |d: u8| {
+                    vec![
+                        Arrow { kind, dir: d },
+                        Arrow {
+                            kind,
+                            dir: (d + 4) % 8,
+                        },
+                    ]
+                };
+                Module {
+                    ability,
+                    arrows: [side(i as u8 % 8), side((i as u8 + 2) % 8)],
+                }
             })
             .collect();
         let mut cards = Vec::new();
@@ -568,7 +649,12 @@ mod tests {
                 cells.push((5, 0, PatCell::Any));
             }
             let p = Pattern::new(&cells).expect("a pattern");
-            cards.push(Card { base: 1, bonus: 2, mission: p.clone(), movement: p });
+            cards.push(Card {
+                base: 1,
+                bonus: 2,
+                mission: p.clone(),
+                movement: p,
+            });
         }
         let deck = Deck::new(modules, cards, 7, Rules::default()).expect("a deck");
         let h = Heuristic::new(&deck);
@@ -583,7 +669,11 @@ mod tests {
             let spent = (next() % 64) as u32;
             let s = State::bare(&cells, spent, 0, (next() % 40) as u8);
             let m = s.mission.expect("a mission");
-            assert_eq!(h.compute_by(&deck, &s, m, true), h.compute_by(&deck, &s, m, false), "{cells:?}");
+            assert_eq!(
+                h.compute_by(&deck, &s, m, true),
+                h.compute_by(&deck, &s, m, false),
+                "{cells:?}"
+            );
         }
     }
 }

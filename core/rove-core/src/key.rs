@@ -57,7 +57,13 @@ pub fn mission_key_into(deck: &Deck, s: &State, out: &mut impl KeyOut) {
 
 /// [`canonical_key`]'s bytes appended to `out`.
 pub fn canonical_key_into(s: &State, piles: bool, out: &mut impl KeyOut) {
-    key_bytes_into(s, if piles { Piles::All } else { Piles::None }, u32::MAX, true, out);
+    key_bytes_into(
+        s,
+        if piles { Piles::All } else { Piles::None },
+        u32::MAX,
+        true,
+        out,
+    );
 }
 
 /// The byte that opens the piles of a `Piles::Draw` key.
@@ -104,7 +110,10 @@ pub trait KeyOut {
 
 impl KeyBuf {
     fn new() -> Self {
-        KeyBuf { len: 0, bytes: [0; KEY_BYTES] }
+        KeyBuf {
+            len: 0,
+            bytes: [0; KEY_BYTES],
+        }
     }
 
     pub fn as_slice(&self) -> &[u8] {

@@ -6,6 +6,7 @@
 //! the single source of truth: the binding (`rove-py`) hands every plan back to it to
 //! be replayed, and the tests hold the core's successors to the engine's.
 //!
+//! * [`limits`]: the size limits (modules, cards), a leaf
 //! * [`grid`]: packed cells, validity, where a module may be put
 //! * [`deck`]: a spec compiled for play (modules, cards, patterns, rule options)
 //! * [`state`]: game states and plan steps
@@ -33,6 +34,7 @@ pub mod game;
 pub mod grid;
 pub mod heuristic;
 pub mod key;
+pub mod limits;
 pub mod lost;
 pub mod nodes;
 pub mod rules;

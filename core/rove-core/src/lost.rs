@@ -54,7 +54,13 @@ impl LostTable {
         } else {
             u32::MAX
         };
-        LostTable { map: FxHashMap::default(), entries: 0, cap, kept, dominance }
+        LostTable {
+            map: FxHashMap::default(),
+            entries: 0,
+            cap,
+            kept,
+            dominance,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -88,7 +94,11 @@ impl LostTable {
     /// size cap new keys are dropped (a dropped entry costs time, never correctness).
     pub fn record(&mut self, deck: &Deck, s: &State, allowance: i32) {
         let key = Key::from_slice(loss_key(s, self.kept).as_slice());
-        let new = Entry { spent: s.spent, points: s.points, allowance };
+        let new = Entry {
+            spent: s.spent,
+            points: s.points,
+            allowance,
+        };
         if self.entries >= self.cap && !self.map.contains_key(&key) {
             return;
         }

@@ -55,7 +55,11 @@ struct Entry {
 }
 
 const EMPTY: u32 = u32::MAX;
-const FREE: Entry = Entry { tag: 0, id: EMPTY, at: 0 };
+const FREE: Entry = Entry {
+    tag: 0,
+    id: EMPTY,
+    at: 0,
+};
 
 /// The half of a hash a slot keeps: keys whose tags differ are different keys.
 fn tag(hash: u64) -> u32 {
@@ -108,8 +112,11 @@ impl<G> Nodes<G> {
     /// when the arena is beyond what a slot can point into (4 GiB of keys).
     fn push(&mut self, key: &[u8], g: G, parent: (u32, Option<Action>, i32)) -> Option<(u32, u32)> {
         let at = u32::try_from(self.keys.len()).ok()?;
-        let id = u32::try_from(self.best.len()).ok().filter(|&id| id != EMPTY)?;
-        self.keys.push(u8::try_from(key.len()).expect("keys are shorter than 256 bytes"));
+        let id = u32::try_from(self.best.len())
+            .ok()
+            .filter(|&id| id != EMPTY)?;
+        self.keys
+            .push(u8::try_from(key.len()).expect("keys are shorter than 256 bytes"));
         self.keys.extend_from_slice(key);
         self.best.push(g);
         self.parents.push(parent);
@@ -126,19 +133,41 @@ fn home(hash: u64, bits: u32) -> usize {
 impl<G: Copy + PartialOrd> NodeTable<G> {
     /// A table holding the root, node 0, at cost `g`, with room for `cap` keys.
     pub fn new(root: &[u8], g: G, cap: usize) -> Self {
-        let nodes = Nodes { keys: Vec::new(), best: Vec::new(), parents: Vec::new() };
+        let nodes = Nodes {
+            keys: Vec::new(),
+            best: Vec::new(),
+            parents: Vec::new(),
+        };
         let bits = 10;
-        let mut table = NodeTable { slots: vec![FREE; 1 << bits], bits, nodes, cap };
+        let mut table = NodeTable {
+            slots: vec![FREE; 1 << bits],
+            bits,
+            nodes,
+            cap,
+        };
         let Slot { pos, hash, .. } = table.slot(root);
-        table.insert(pos, hash, root, g, (NO_PARENT, None, 0)).expect("an empty arena");
+        table
+            .insert(pos, hash, root, g, (NO_PARENT, None, 0))
+            .expect("an empty arena");
         table
     }
 
     /// A new node in the free slot `pos` of its key's `hash`: its id, or None when the
     /// arena is full (see `Nodes::push`).  The table doubles once it is half full.
-    fn insert(&mut self, pos: usize, hash: u64, key: &[u8], g: G, parent: (u32, Option<Action>, i32)) -> Option<u32> {
+    fn insert(
+        &mut self,
+        pos: usize,
+        hash: u64,
+        key: &[u8],
+        g: G,
+        parent: (u32, Option<Action>, i32),
+    ) -> Option<u32> {
         let (id, at) = self.nodes.push(key, g, parent)?;
-        self.slots[pos] = Entry { tag: tag(hash), id, at };
+        self.slots[pos] = Entry {
+            tag: tag(hash),
+            id,
+            at,
+        };
         if 2 * self.nodes.best.len() > self.slots.len() {
             self.grow();
         }
@@ -164,7 +193,9 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
             let slot: *const Entry = &self.slots[home(hash, self.bits)];
             // SAFETY: a prefetch is only a hint; it reads nothing and the address is a
             // slot of the table.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast()) }
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = hash;
@@ -173,8 +204,13 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
     /// The canonical key and hash of each successor that `wanted` keeps (none for the
     /// others) into `out`, every slot prefetched: the successors' probes then find their
     /// slots in cache.  `key_into` appends a state's key to a byte arena.
-    pub fn keys_into(&self, successors: &[(Action, State)], key_into: impl Fn(&State, &mut Vec<u8>),
-                     wanted: impl Fn(&State) -> bool, out: &mut Keys) {
+    pub fn keys_into(
+        &self,
+        successors: &[(Action, State)],
+        key_into: impl Fn(&State, &mut Vec<u8>),
+        wanted: impl Fn(&State) -> bool,
+        out: &mut Keys,
+    ) {
         out.bytes.clear();
         out.spans.clear();
         for (_, s2) in successors {
@@ -186,7 +222,8 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
             key_into(s2, &mut out.bytes);
             let hash = Self::hash(&out.bytes[start..]);
             self.prefetch(hash);
-            out.spans.push(Some((start as u32, out.bytes.len() as u32, hash)));
+            out.spans
+                .push(Some((start as u32, out.bytes.len() as u32, hash)));
         }
     }
 
@@ -202,10 +239,22 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
         loop {
             let e = self.slots[pos];
             if e.id == EMPTY {
-                return Slot { table: self, key, hash, pos, found: None };
+                return Slot {
+                    table: self,
+                    key,
+                    hash,
+                    pos,
+                    found: None,
+                };
             }
             if e.tag == tag(hash) && self.nodes.holds(e.at, key) {
-                return Slot { table: self, key, hash, pos, found: Some(e.id) };
+                return Slot {
+                    table: self,
+                    key,
+                    hash,
+                    pos,
+                    found: Some(e.id),
+                };
             }
             pos = (pos + 1) & mask;
         }
@@ -225,7 +274,11 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
             while self.slots[pos].id != EMPTY {
                 pos = (pos + 1) & mask;
             }
-            self.slots[pos] = Entry { tag: tag(hash), id: id as u32, at: at as u32 };
+            self.slots[pos] = Entry {
+                tag: tag(hash),
+                id: id as u32,
+                at: at as u32,
+            };
             at += 1 + key.len();
         }
     }
@@ -259,7 +312,8 @@ pub struct Slot<'a, G> {
 impl<G: Copy + PartialOrd> Slot<'_, G> {
     /// Whether the state is known already at cost `g` or less (nothing to gain from it).
     pub fn known_at(&self, g: G) -> bool {
-        self.found.is_some_and(|id| self.table.nodes.best[id as usize] <= g)
+        self.found
+            .is_some_and(|id| self.table.nodes.best[id as usize] <= g)
     }
 
     /// Record the state at cost `g`, reached from node `parent` by `action` made in a
@@ -277,6 +331,8 @@ impl<G: Copy + PartialOrd> Slot<'_, G> {
         if table.nodes.best.len() >= table.cap {
             return Err(Stop::Limit);
         }
-        table.insert(self.pos, self.hash, self.key, g, step).ok_or(Stop::Limit)
+        table
+            .insert(self.pos, self.hash, self.key, g, step)
+            .ok_or(Stop::Limit)
     }
 }

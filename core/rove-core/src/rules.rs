@@ -49,7 +49,8 @@ fn complete(deck: &Deck, s: &mut State) {
     loop {
         discard_current(s);
         s.done += 1;
-        s.completed.push(s.mission.take().expect("a mission to complete"));
+        s.completed
+            .push(s.mission.take().expect("a mission to complete"));
         if s.goal_mission {
             s.status = Status::Goal;
             return;
@@ -64,7 +65,9 @@ fn complete(deck: &Deck, s: &mut State) {
         };
         s.mission = Some(next);
         draw_one(deck, s);
-        if !(deck.rules.auto_complete_on_reveal && deck.cards[next as usize].mission.matches(s.cells())) {
+        if !(deck.rules.auto_complete_on_reveal
+            && deck.cards[next as usize].mission.matches(s.cells()))
+        {
             return;
         }
     }
@@ -125,7 +128,14 @@ fn apply_arrow(cells: &mut [Cell], i: usize, off: Cell, dist: i32, push: bool) {
 }
 
 /// Whether module `i` may use one arrow for `dist` cells with the layout staying valid.
-fn arrow_legal(cells: &[Cell], layout: &Layout, i: usize, kind: ArrowKind, off: Cell, dist: i32) -> bool {
+fn arrow_legal(
+    cells: &[Cell],
+    layout: &Layout,
+    i: usize,
+    kind: ArrowKind,
+    off: Cell,
+    dist: i32,
+) -> bool {
     let start = cells[i];
     let land = start + off * dist;
     match kind {
@@ -143,7 +153,9 @@ fn arrow_legal(cells: &[Cell], layout: &Layout, i: usize, kind: ArrowKind, off: 
             valid(&new[..cells.len()])
         }
         ArrowKind::Short if dist != 1 => false,
-        ArrowKind::Jump if dist < 2 || !(1..dist).any(|k| cells.contains(&(start + off * k))) => false,
+        ArrowKind::Jump if dist < 2 || !(1..dist).any(|k| cells.contains(&(start + off * k))) => {
+            false
+        }
         // can_place also refuses an occupied landing cell
         _ => layout.can_place(i, land),
     }
@@ -155,7 +167,14 @@ fn arrow_legal(cells: &[Cell], layout: &Layout, i: usize, kind: ArrowKind, off: 
 /// A landing cell must touch another module, so it lies in the others' bounding box
 /// grown by one; the box is convex and holds the start, so distances stop where the
 /// line leaves it.
-fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, layout: &Layout, out: &mut SmallVec<[(u8, i32, bool); 32]>) {
+fn module_moves(
+    deck: &Deck,
+    cells: &[Cell],
+    spent: u32,
+    i: usize,
+    layout: &Layout,
+    out: &mut SmallVec<[(u8, i32, bool); 32]>,
+) {
     let side = (spent >> i & 1) as usize;
     let (sx, sy) = unpack(cells[i]);
     let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
@@ -176,13 +195,19 @@ fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, layout: &Layo
         let d = arrow.dir as usize;
         let off = NB[d];
         let mut k = if arrow.kind == ArrowKind::Jump { 2 } else { 1 };
-        let last = if matches!(arrow.kind, ArrowKind::Short | ArrowKind::Push) { 1 } else { i32::MAX };
+        let last = if matches!(arrow.kind, ArrowKind::Short | ArrowKind::Push) {
+            1
+        } else {
+            i32::MAX
+        };
         while k <= last {
             let (x, y) = (sx + DX[d] * k, sy + DY[d] * k);
             if !(x0 <= x && x <= x1 && y0 <= y && y <= y1) {
                 break;
             }
-            let fresh = !out[first..].iter().any(|&(d2, k2, _)| (d2, k2) == (arrow.dir, k));
+            let fresh = !out[first..]
+                .iter()
+                .any(|&(d2, k2, _)| (d2, k2) == (arrow.dir, k));
             if fresh && arrow_legal(cells, layout, i, arrow.kind, off, k) {
                 // a push moves a chain only when its landing cell is taken
                 let push = arrow.kind == ArrowKind::Push && cells.contains(&(cells[i] + off));
@@ -195,7 +220,13 @@ fn module_moves(deck: &Deck, cells: &[Cell], spent: u32, i: usize, layout: &Layo
 
 /// Every use of `actor`'s ability that keeps the layout valid.  Brain putting a module
 /// back on its own cell is included (the caller drops no-ops, see `is_noop`).
-fn layout_abilities(deck: &Deck, cells: &[Cell], layout: &Layout, actor: usize, out: &mut SmallVec<[AbilityArg; 64]>) {
+fn layout_abilities(
+    deck: &Deck,
+    cells: &[Cell],
+    layout: &Layout,
+    actor: usize,
+    out: &mut SmallVec<[AbilityArg; 64]>,
+) {
     let n = cells.len();
     match deck.modules[actor].ability {
         Ability::Sensor => out.push(AbilityArg::Draw),
@@ -210,7 +241,10 @@ fn layout_abilities(deck: &Deck, cells: &[Cell], layout: &Layout, actor: usize, 
             for (t, &from) in cells.iter().enumerate() {
                 for (d, &o) in NB.iter().enumerate() {
                     if layout.can_place(t, from + o) {
-                        out.push(AbilityArg::Shift { target: t as u8, dir: d as u8 });
+                        out.push(AbilityArg::Shift {
+                            target: t as u8,
+                            dir: d as u8,
+                        });
                     }
                 }
             }
@@ -221,7 +255,10 @@ fn layout_abilities(deck: &Deck, cells: &[Cell], layout: &Layout, actor: usize, 
                 for &o in &NB {
                     let land = centre + o;
                     if land == cells[t] || layout.can_place(t, land) {
-                        out.push(AbilityArg::Place { target: t as u8, to: land });
+                        out.push(AbilityArg::Place {
+                            target: t as u8,
+                            to: land,
+                        });
                     }
                 }
             }
@@ -258,7 +295,13 @@ fn is_noop(cells: &[Cell], arg: AbilityArg) -> bool {
 /// No-ops (nothing changes but a flip that does not change arrows) are skipped unless
 /// `include_noops`, or unless the current mission matches and waits for the next action
 /// (`auto_complete_on_reveal: false`): then even a no-op completes it.
-fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, out: &mut Vec<(Action, State)>) {
+fn ability_uses(
+    deck: &Deck,
+    s: &State,
+    layout: &Layout,
+    include_noops: bool,
+    out: &mut Vec<(Action, State)>,
+) {
     let cells = s.cells();
     let n = cells.len();
     let mut include_noops = include_noops;
@@ -297,7 +340,11 @@ fn ability_uses(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, ou
             layout_abilities(deck, cells, layout, actor, &mut uses);
             let via = (actor != g).then_some(actor as u8);
             for &arg in &uses {
-                let act = Action::Ability { module: g as u8, via, arg };
+                let act = Action::Ability {
+                    module: g as u8,
+                    via,
+                    arg,
+                };
                 if arg == AbilityArg::Draw {
                     let mut s2 = *s;
                     s2.spent = spent;
@@ -329,7 +376,12 @@ pub fn successors(deck: &Deck, s: &State, include_noops: bool) -> Vec<(Action, S
 
 /// `successors`, appended to `out`: a search reuses one buffer per depth instead of
 /// allocating a list of a few kilobytes per node.
-pub fn successors_into(deck: &Deck, s: &State, include_noops: bool, out: &mut Vec<(Action, State)>) {
+pub fn successors_into(
+    deck: &Deck,
+    s: &State,
+    include_noops: bool,
+    out: &mut Vec<(Action, State)>,
+) {
     if s.status != Status::Playing {
         return;
     }
@@ -357,9 +409,22 @@ pub fn successors_into(deck: &Deck, s: &State, include_noops: bool, out: &mut Ve
             module_moves(deck, cells, s.spent, i, &layout, &mut moves);
             for &(dir, dist, push) in &moves {
                 // built in place in the output: a state is a few hundred bytes
-                out.push((Action::Move { module: i as u8, dir, dist }, *s));
+                out.push((
+                    Action::Move {
+                        module: i as u8,
+                        dir,
+                        dist,
+                    },
+                    *s,
+                ));
                 let s2 = &mut out.last_mut().expect("just pushed").1;
-                apply_arrow(&mut s2.cells[..cells.len()], i, NB[dir as usize], dist, push);
+                apply_arrow(
+                    &mut s2.cells[..cells.len()],
+                    i,
+                    NB[dir as usize],
+                    dist,
+                    push,
+                );
                 s2.points -= 1;
                 if s2.points == 0 {
                     discard_current(s2);
@@ -373,7 +438,13 @@ pub fn successors_into(deck: &Deck, s: &State, include_noops: bool, out: &mut Ve
 
 /// The ability uses among `successors` (the same states, in the same order), mission
 /// checks included, appended to `out`.
-fn abilities_into(deck: &Deck, s: &State, layout: &Layout, include_noops: bool, out: &mut Vec<(Action, State)>) {
+fn abilities_into(
+    deck: &Deck,
+    s: &State,
+    layout: &Layout,
+    include_noops: bool,
+    out: &mut Vec<(Action, State)>,
+) {
     let first_ability = out.len();
     ability_uses(deck, s, layout, include_noops, out);
     for (_, s2) in &mut out[first_ability..] {
@@ -414,7 +485,9 @@ pub fn useful_successors_into(deck: &Deck, s: &State, out: &mut Vec<(Action, Sta
     if piles >= deck.sensor_draws_left(s.spent) {
         let cells = s.cells();
         out.retain(|(a, _)| match a {
-            Action::Play { card, bonus: false } => !deck.cards[*card as usize].movement.matches(cells),
+            Action::Play { card, bonus: false } => {
+                !deck.cards[*card as usize].movement.matches(cells)
+            }
             _ => true,
         });
     }

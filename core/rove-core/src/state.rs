@@ -1,13 +1,11 @@
 //! The game state and the plan steps, as compact values.
 
-use crate::deck::MAX_MODULES;
 use crate::grid::Cell;
+pub use crate::limits::MAX_CARDS;
+use crate::limits::MAX_MODULES;
 
 /// A card, as its index in the deck.
 pub type CardId = u8;
-
-/// The most cards a deck may have for the core (larger decks stay on the Python path).
-pub const MAX_CARDS: usize = 40;
 
 /// An ordered list of cards (a hand or a pile) held inline, so that a state is a plain
 /// value: copying one allocates nothing.  Slots past `len` stay zero, so the derived
@@ -20,7 +18,10 @@ pub struct Cards {
 
 impl Default for Cards {
     fn default() -> Self {
-        Cards { len: 0, items: [0; MAX_CARDS - 1] }
+        Cards {
+            len: 0,
+            items: [0; MAX_CARDS - 1],
+        }
     }
 }
 
@@ -187,10 +188,21 @@ pub enum AbilityArg {
 /// One plan step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
-    Play { card: CardId, bonus: bool },
-    Move { module: u8, dir: u8, dist: i32 },
+    Play {
+        card: CardId,
+        bonus: bool,
+    },
+    Move {
+        module: u8,
+        dir: u8,
+        dist: i32,
+    },
     /// `module` flips; `via` is the module whose ability Gripper triggers.
-    Ability { module: u8, via: Option<u8>, arg: AbilityArg },
+    Ability {
+        module: u8,
+        via: Option<u8>,
+        arg: AbilityArg,
+    },
 }
 
 impl Action {

@@ -60,7 +60,10 @@ impl StateStore {
 
     /// The state pushed `i`-th, equal to the one pushed.
     pub fn get(&self, i: usize) -> State {
-        let mut r = Reader { bytes: &self.bytes, at: self.starts[i] };
+        let mut r = Reader {
+            bytes: &self.bytes,
+            at: self.starts[i],
+        };
         let n = r.byte();
         let mut cells = [0 as Cell; crate::deck::MAX_MODULES];
         for c in cells.iter_mut().take(n as usize) {
@@ -77,7 +80,21 @@ impl StateStore {
         let done = r.i32();
         let status = Status::from_code(r.byte()).expect("a status the store packed");
         let goal_mission = r.byte() == 1;
-        State { cells, n, spent, hand, draw, discard, card, points, mission, done, completed, status, goal_mission }
+        State {
+            cells,
+            n,
+            spent,
+            hand,
+            draw,
+            discard,
+            card,
+            points,
+            mission,
+            done,
+            completed,
+            status,
+            goal_mission,
+        }
     }
 }
 
@@ -89,7 +106,9 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take<const N: usize>(&mut self) -> [u8; N] {
-        let out: [u8; N] = self.bytes[self.at..self.at + N].try_into().expect("N bytes");
+        let out: [u8; N] = self.bytes[self.at..self.at + N]
+            .try_into()
+            .expect("N bytes");
         self.at += N;
         out
     }
@@ -112,7 +131,8 @@ impl Reader<'_> {
 
     fn cards(&mut self) -> Cards {
         let len = usize::from(self.byte());
-        let out = Cards::from_slice(&self.bytes[self.at..self.at + len]).expect("a list the store packed");
+        let out = Cards::from_slice(&self.bytes[self.at..self.at + len])
+            .expect("a list the store packed");
         self.at += len;
         out
     }

@@ -90,7 +90,10 @@ const FRAME: i32 = GRID + 2;
 impl LayoutIndex {
     /// The index of `n`-module layouts (2 <= n <= MAX_TABLE_MODULES).
     pub fn new(n: usize) -> Self {
-        assert!((2..=MAX_TABLE_MODULES).contains(&n), "tables hold 2 to {MAX_TABLE_MODULES} modules");
+        assert!(
+            (2..=MAX_TABLE_MODULES).contains(&n),
+            "tables hold 2 to {MAX_TABLE_MODULES} modules"
+        );
         // grow the fixed polyplets cell by cell, each normalised to its bounding box
         let mut masks: Vec<u64> = vec![1];
         for _ in 1..n {
@@ -127,7 +130,13 @@ impl LayoutIndex {
         for k in 1..=MAX_TABLE_MODULES {
             factorial[k] = factorial[k - 1] * k as u32;
         }
-        let mut index = LayoutIndex { n, shapes, by_mask, factorial, moves: Vec::new() };
+        let mut index = LayoutIndex {
+            n,
+            shapes,
+            by_mask,
+            factorial,
+            moves: Vec::new(),
+        };
         index.moves = index.shape_moves();
         index
     }
@@ -135,7 +144,10 @@ impl LayoutIndex {
     /// The [`LayoutIndex::moves`] table: every shape, slot and frame cell tried once.
     fn shape_moves(&self) -> Vec<u16> {
         let n = self.n;
-        assert!(self.shapes.len() < 1 << 12, "a shape and its corner fit 16 bits");
+        assert!(
+            self.shapes.len() < 1 << 12,
+            "a shape and its corner fit 16 bits"
+        );
         let per_shape = MAX_TABLE_MODULES * (FRAME * FRAME) as usize;
         let mut moves = vec![0u16; self.shapes.len() * per_shape];
         let mut cells = [(0i32, 0i32); MAX_TABLE_MODULES];
@@ -157,7 +169,11 @@ impl LayoutIndex {
                             continue;
                         }
                         cells[slot] = (ex, ey);
-                        if !king_connected(&cells[..n]) {
+                        let mut packed = [0 as Cell; MAX_TABLE_MODULES];
+                        for (p, &(x, y)) in packed.iter_mut().zip(&cells[..n]) {
+                            *p = pack(x, y);
+                        }
+                        if !valid(&packed[..n]) {
                             continue;
                         }
                         let x0 = cells[..n].iter().map(|c| c.0).min().unwrap_or(0);
@@ -170,8 +186,11 @@ impl LayoutIndex {
                         let Some(&to) = self.by_mask.get(&normalised_mask(&cells[..n])) else {
                             continue;
                         };
-                        let at = s * per_shape + slot * (FRAME * FRAME) as usize + ((ey + 1) * FRAME + ex + 1) as usize;
-                        moves[at] = ((to + 1) << 4 | ((x0 + 1) as u32) << 2 | (y0 + 1) as u32) as u16;
+                        let at = s * per_shape
+                            + slot * (FRAME * FRAME) as usize
+                            + ((ey + 1) * FRAME + ex + 1) as usize;
+                        moves[at] =
+                            ((to + 1) << 4 | ((x0 + 1) as u32) << 2 | (y0 + 1) as u32) as u16;
                     }
                 }
             }
@@ -183,12 +202,23 @@ impl LayoutIndex {
     /// corner, and `slot`, each module's place in its shape) becomes when module `i`
     /// goes to frame cell `to`: None when that layout is not valid.
     #[inline]
-    fn moved(&self, shape: u32, xy: &[(i32, i32)], slot: &[usize], i: usize, to: (i32, i32)) -> Option<u32> {
+    fn moved(
+        &self,
+        shape: u32,
+        xy: &[(i32, i32)],
+        slot: &[usize],
+        i: usize,
+        to: (i32, i32),
+    ) -> Option<u32> {
         if !(-1..GRID + 1).contains(&to.0) || !(-1..GRID + 1).contains(&to.1) {
             return None;
         }
         let per_shape = MAX_TABLE_MODULES * (FRAME * FRAME) as usize;
-        let entry = u32::from(self.moves[shape as usize * per_shape + slot[i] * (FRAME * FRAME) as usize + ((to.1 + 1) * FRAME + to.0 + 1) as usize]);
+        let entry = u32::from(
+            self.moves[shape as usize * per_shape
+                + slot[i] * (FRAME * FRAME) as usize
+                + ((to.1 + 1) * FRAME + to.0 + 1) as usize],
+        );
         if entry == 0 {
             return None;
         }
@@ -312,34 +342,22 @@ fn mask_cells(m: u64) -> Vec<(i32, i32)> {
 fn normalised_mask(cells: &[(i32, i32)]) -> u64 {
     let x0 = cells.iter().map(|c| c.0).min().unwrap_or(0);
     let y0 = cells.iter().map(|c| c.1).min().unwrap_or(0);
-    cells.iter().fold(0u64, |m, &(x, y)| m | 1 << ((x - x0) + GRID * (y - y0)))
-}
-
-/// Whether cells (distinct) form one king-connected group.
-fn king_connected(cells: &[(i32, i32)]) -> bool {
-    let n = cells.len();
-    let mut seen = 1u32;
-    let mut stack = [0usize; MAX_TABLE_MODULES];
-    let mut top = 1;
-    while top > 0 {
-        top -= 1;
-        let (x, y) = cells[stack[top]];
-        for (j, &(a, b)) in cells.iter().enumerate() {
-            if seen >> j & 1 == 0 && (a - x).abs() <= 1 && (b - y).abs() <= 1 {
-                seen |= 1 << j;
-                stack[top] = j;
-                top += 1;
-            }
-        }
-    }
-    seen.count_ones() as usize == n
+    cells
+        .iter()
+        .fold(0u64, |m, &(x, y)| m | 1 << ((x - x0) + GRID * (y - y0)))
 }
 
 /// Call `f` with the index of every layout from which one move of some module (by the
 /// arrows of its side under `spent`) gives the layout `at`: [`predecessors`], on the
 /// index's precomputed shape moves (the same layouts, each given as often).  A push
 /// that drags a chain goes through [`predecessors`]' own test.
-pub fn predecessor_indices(deck: &Deck, spent: u32, index: &LayoutIndex, at: u32, mut f: impl FnMut(u32)) {
+pub fn predecessor_indices(
+    deck: &Deck,
+    spent: u32,
+    index: &LayoutIndex,
+    at: u32,
+    mut f: impl FnMut(u32),
+) {
     let n = index.n();
     let mut xy = [(0i32, 0i32); MAX_TABLE_MODULES];
     let mut slot = [0usize; MAX_TABLE_MODULES];
@@ -348,15 +366,21 @@ pub fn predecessor_indices(deck: &Deck, spent: u32, index: &LayoutIndex, at: u32
     for &(x, y) in &xy[..n] {
         occupied |= 1 << (x + GRID * y);
     }
-    let occ = |x: i32, y: i32| (0..GRID).contains(&x) && (0..GRID).contains(&y) && occupied >> (x + GRID * y) & 1 == 1;
+    let occ = |x: i32, y: i32| {
+        (0..GRID).contains(&x) && (0..GRID).contains(&y) && occupied >> (x + GRID * y) & 1 == 1
+    };
     for i in 0..n {
         let side = (spent >> i & 1) as usize;
         let (hx, hy) = xy[i];
         for arrow in &deck.modules[i].arrows[side] {
-            let (dx, dy) = (crate::grid::DX[arrow.dir as usize], crate::grid::DY[arrow.dir as usize]);
+            let (dx, dy) = (
+                crate::grid::DX[arrow.dir as usize],
+                crate::grid::DY[arrow.dir as usize],
+            );
             match arrow.kind {
                 ArrowKind::Short => {
-                    if let Some(p) = index.moved(shape, &xy[..n], &slot[..n], i, (hx - dx, hy - dy)) {
+                    if let Some(p) = index.moved(shape, &xy[..n], &slot[..n], i, (hx - dx, hy - dy))
+                    {
                         f(p);
                     }
                 }
@@ -474,7 +498,9 @@ pub fn predecessors(deck: &Deck, spent: u32, cells: &[Cell], mut f: impl FnMut(&
                         if !inside(from) {
                             break;
                         }
-                        if arrow.kind == ArrowKind::Standard || (1..k).any(|m| occupied(here - off * m)) {
+                        if arrow.kind == ArrowKind::Standard
+                            || (1..k).any(|m| occupied(here - off * m))
+                        {
                             single(i, from, &mut f);
                         }
                         k += 1;
@@ -638,13 +664,22 @@ static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
 /// while holding it; the store holds finished tables only, so it is still sound).
 fn with_shared<T>(f: impl FnOnce(&mut Shared) -> T) -> T {
     let mut guard = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    let shared = guard.get_or_insert_with(|| Shared { tables: FxHashMap::default(), indexes: Vec::new(), clock: 0 });
+    let shared = guard.get_or_insert_with(|| Shared {
+        tables: FxHashMap::default(),
+        indexes: Vec::new(),
+        clock: 0,
+    });
     f(shared)
 }
 
 /// The layout index of `n` modules, built once per process.
 fn shared_index(n: usize) -> Arc<LayoutIndex> {
-    if let Some(found) = with_shared(|sh| sh.indexes.iter().find(|(k, _)| *k == n).map(|(_, i)| Arc::clone(i))) {
+    if let Some(found) = with_shared(|sh| {
+        sh.indexes
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, i)| Arc::clone(i))
+    }) {
         return found;
     }
     let built = Arc::new(LayoutIndex::new(n));
@@ -674,7 +709,12 @@ fn share_table(key: String, table: &Arc<Table>) {
     with_shared(|sh| {
         sh.clock += 1;
         if sh.tables.len() >= SHARED_KEPT && !sh.tables.contains_key(&key) {
-            if let Some(oldest) = sh.tables.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) {
+            if let Some(oldest) = sh
+                .tables
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone())
+            {
                 sh.tables.remove(&oldest);
             }
         }
@@ -775,7 +815,13 @@ impl TableCache {
     /// by the sides `spent` gives (None: no sequence of moves gets there; a value of
     /// [`MAX_STORED`] means at least that many).  Builds the table if it is not
     /// resident.  Some(0) (no claim) for a layout the tables do not hold.
-    pub fn distance(&mut self, deck: &Deck, mission: u8, spent: u32, cells: &[Cell]) -> Option<u32> {
+    pub fn distance(
+        &mut self,
+        deck: &Deck,
+        mission: u8,
+        spent: u32,
+        cells: &[Cell],
+    ) -> Option<u32> {
         if !Self::supports(deck) {
             return Some(0);
         }
@@ -798,11 +844,16 @@ impl TableCache {
         self.clock += 1;
         if self.slot[key] == 0 {
             let pattern = &deck.cards[mission as usize].mission;
-            let shared_key = format!("{} | {pattern:?} | spent {}", self.moves, spent & self.flip_mask);
+            let shared_key = format!(
+                "{} | {pattern:?} | spent {}",
+                self.moves,
+                spent & self.flip_mask
+            );
             let table = match shared_table(&shared_key) {
                 Some(table) => table,
                 None => {
-                    let index = Arc::clone(self.index.get_or_insert_with(|| shared_index(deck.n())));
+                    let index =
+                        Arc::clone(self.index.get_or_insert_with(|| shared_index(deck.n())));
                     let mut seeds = Table::seeds(&index, pattern);
                     for m in bits(free_flips(deck, spent)) {
                         let flipped = self.resident_slot(deck, mission, spent | 1 << m);
@@ -816,7 +867,9 @@ impl TableCache {
             };
             if self.resident.len() >= MAX_RESIDENT {
                 // the least recently used goes (uses are distinct clock ticks)
-                let oldest = (0..self.resident.len()).min_by_key(|&i| self.resident[i].2).expect("a table");
+                let oldest = (0..self.resident.len())
+                    .min_by_key(|&i| self.resident[i].2)
+                    .expect("a table");
                 self.slot[self.resident[oldest].0] = 0;
                 self.resident[oldest] = (key, table, 0);
                 self.slot[key] = oldest as u8 + 1;
@@ -850,21 +903,56 @@ mod tests {
     /// Six modules, each kind of arrow on some side, with spent sides that move by
     /// other arrows than the active ones.
     fn mixed_deck(patterns: &[&[(i32, i32, PatCell)]]) -> Deck {
-        let kinds = [ArrowKind::Standard, ArrowKind::Short, ArrowKind::Jump, ArrowKind::Push];
-        let abilities = [Ability::Brain, Ability::Laser, Ability::Sensor, Ability::Coil, Ability::Gripper, Ability::Motor];
+        let kinds = [
+            ArrowKind::Standard,
+            ArrowKind::Short,
+            ArrowKind::Jump,
+            ArrowKind::Push,
+        ];
+        let abilities = [
+            Ability::Brain,
+            Ability::Laser,
+            Ability::Sensor,
+            Ability::Coil,
+            Ability::Gripper,
+            Ability::Motor,
+        ];
         let modules = abilities
             .iter()
             .enumerate()
             .map(|(i, &ability)| {
-                let side = |kind: ArrowKind, d: u8| vec![Arrow { kind, dir: d }, Arrow { kind, dir: (d + 4) % 8 }, Arrow { kind: ArrowKind::Short, dir: (d + 2) % 8 }];
-                Module { ability, arrows: [side(kinds[i % 4], i as u8 % 8), side(kinds[(i + 1) % 4], (i as u8 + 3) % 8)] }
+                let side = |kind: ArrowKind, d: u8| {
+                    vec![
+                        Arrow { kind, dir: d },
+                        Arrow {
+                            kind,
+                            dir: (d + 4) % 8,
+                        },
+                        Arrow {
+                            kind: ArrowKind::Short,
+                            dir: (d + 2) % 8,
+                        },
+                    ]
+                };
+                Module {
+                    ability,
+                    arrows: [
+                        side(kinds[i % 4], i as u8 % 8),
+                        side(kinds[(i + 1) % 4], (i as u8 + 3) % 8),
+                    ],
+                }
             })
             .collect();
         let cards = patterns
             .iter()
             .map(|p| {
                 let pat = Pattern::new(p).expect("a pattern");
-                Card { base: 1, bonus: 2, mission: pat.clone(), movement: pat }
+                Card {
+                    base: 1,
+                    bonus: 2,
+                    mission: pat.clone(),
+                    movement: pat,
+                }
             })
             .collect();
         Deck::new(modules, cards, 2, Rules::default()).expect("a deck")
@@ -915,7 +1003,10 @@ mod tests {
             let moved: Vec<Cell> = cells.iter().map(|&c| c + pack(-3, 5)).collect();
             assert_eq!(index.index(&moved), Some(k));
         }
-        assert_eq!(index.index(&[pack(0, 0), pack(2, 0), pack(3, 0), pack(4, 0), pack(5, 0)]), None);
+        assert_eq!(
+            index.index(&[pack(0, 0), pack(2, 0), pack(3, 0), pack(4, 0), pack(5, 0)]),
+            None
+        );
     }
 
     /// `predecessors` is exactly the inverse of the rules' moves: on random layouts and
@@ -931,13 +1022,18 @@ mod tests {
             let target = random_layout(&mut next, 6);
             let t = index.index(&target).expect("valid");
             let mut got: Vec<u32> = Vec::new();
-            predecessors(&deck, spent, &target, |p| got.push(index.index(p).expect("a valid predecessor")));
+            predecessors(&deck, spent, &target, |p| {
+                got.push(index.index(p).expect("a valid predecessor"))
+            });
             got.sort_unstable();
             got.dedup();
             for &p in &got {
                 let mut cells = [0 as Cell; 6];
                 index.layout(p, &mut cells);
-                assert!(forward(&deck, &cells, spent, &index).contains(&t), "{cells:?} does not move to {target:?}");
+                assert!(
+                    forward(&deck, &cells, spent, &index).contains(&t),
+                    "{cells:?} does not move to {target:?}"
+                );
             }
             // the other direction: every successor of a random layout lists it back
             let from = random_layout(&mut next, 6);
@@ -946,7 +1042,9 @@ mod tests {
                 let mut cells = [0 as Cell; 6];
                 index.layout(succ, &mut cells);
                 let mut back = Vec::new();
-                predecessors(&deck, spent, &cells, |p| back.push(index.index(p).expect("valid")));
+                predecessors(&deck, spent, &cells, |p| {
+                    back.push(index.index(p).expect("valid"))
+                });
                 assert!(back.contains(&f), "{from:?} -> {cells:?} spent {spent:b}");
             }
         }
@@ -967,7 +1065,9 @@ mod tests {
                 let cells = random_layout(&mut next, n);
                 let at = index.index(&cells).expect("valid");
                 let mut want: Vec<u32> = Vec::new();
-                predecessors(&deck, spent, &cells, |p| want.push(index.index(p).expect("a valid predecessor")));
+                predecessors(&deck, spent, &cells, |p| {
+                    want.push(index.index(p).expect("a valid predecessor"))
+                });
                 let mut got: Vec<u32> = Vec::new();
                 predecessor_indices(&deck, spent, &index, at, |p| got.push(p));
                 want.sort_unstable();
@@ -988,9 +1088,19 @@ mod tests {
         let e = PatCell::Empty;
         let any = PatCell::Any;
         let pats: [&[(i32, i32, PatCell)]; 3] = [
-            &[(0, 0, PatCell::Named(0)), (1, 0, any), (2, 0, PatCell::Named(3)), (1, 1, e)],
+            &[
+                (0, 0, PatCell::Named(0)),
+                (1, 0, any),
+                (2, 0, PatCell::Named(3)),
+                (1, 1, e),
+            ],
             &[(0, 0, any), (0, 1, any), (0, 2, any), (1, 1, e), (-1, 1, e)],
-            &[(0, 0, PatCell::Named(5)), (1, 1, PatCell::Named(2)), (2, 2, any), (1, 0, e)],
+            &[
+                (0, 0, PatCell::Named(5)),
+                (1, 1, PatCell::Named(2)),
+                (2, 2, any),
+                (1, 0, e),
+            ],
         ];
         let deck = mixed_deck(&pats);
         assert_eq!(free_flips(&deck, 0b111011), 0b100);
@@ -1000,9 +1110,14 @@ mod tests {
         for (m, spent) in [(0u8, 0b111111u32), (1, 0b101010), (2, 0)] {
             let pattern = &deck.cards[m as usize].mission;
             let table = Table::build(&deck, &index, pattern, spent);
-            let flipped = (free_flips(&deck, spent) != 0).then(|| Table::build(&deck, &index, pattern, spent | 0b100));
+            let flipped = (free_flips(&deck, spent) != 0)
+                .then(|| Table::build(&deck, &index, pattern, spent | 0b100));
             let hist = table.histogram();
-            assert!(hist[0] > 0 && hist[1] > 0 && hist[3] > 0, "{:?}", &hist[..8]);
+            assert!(
+                hist[0] > 0 && hist[1] > 0 && hist[3] > 0,
+                "{:?}",
+                &hist[..8]
+            );
             for _ in 0..2000 {
                 let cells = random_layout(&mut next, 6);
                 let k = index.index(&cells).expect("valid");
@@ -1011,8 +1126,16 @@ mod tests {
                     assert_eq!(d, 0);
                     continue;
                 }
-                let best = forward(&deck, &cells, spent, &index).iter().map(|&j| table.get(j)).min().unwrap_or(UNREACHABLE);
-                let moved = if best == UNREACHABLE { UNREACHABLE } else { best + 1 };
+                let best = forward(&deck, &cells, spent, &index)
+                    .iter()
+                    .map(|&j| table.get(j))
+                    .min()
+                    .unwrap_or(UNREACHABLE);
+                let moved = if best == UNREACHABLE {
+                    UNREACHABLE
+                } else {
+                    best + 1
+                };
                 let flip = flipped.as_ref().map_or(UNREACHABLE, |t| t.get(k));
                 flips_mattered += i32::from(flip < moved);
                 assert_eq!(d, moved.min(flip), "{cells:?} spent {spent:b}");
@@ -1025,12 +1148,23 @@ mod tests {
     #[test]
     fn decks_that_differ_in_their_numbers_only_share_their_tables() {
         // a pattern no other test asks for, so no other test's table is in the store
-        let pat: &[(i32, i32, PatCell)] = &[(0, 0, PatCell::Any), (3, 2, PatCell::Any), (1, 3, PatCell::Any)];
+        let pat: &[(i32, i32, PatCell)] = &[
+            (0, 0, PatCell::Any),
+            (3, 2, PatCell::Any),
+            (1, 3, PatCell::Any),
+        ];
         let mut modules = mixed_deck(&[pat]).modules;
         modules.truncate(4);
         let cards = mixed_deck(&[pat]).cards;
         let deck = Deck::new(modules.clone(), cards.clone(), 2, Rules::default()).expect("a deck");
-        let cheaper: Vec<Card> = cards.iter().map(|c| Card { base: 0, bonus: 5, ..c.clone() }).collect();
+        let cheaper: Vec<Card> = cards
+            .iter()
+            .map(|c| Card {
+                base: 0,
+                bonus: 5,
+                ..c.clone()
+            })
+            .collect();
         let tuned = Deck::new(modules.clone(), cheaper, 2, Rules::default()).expect("a deck");
         let cells = [pack(0, 0), pack(1, 0), pack(2, 0), pack(2, 1)];
         let mut first = TableCache::new(&deck);
@@ -1050,7 +1184,9 @@ mod tests {
 
     #[test]
     fn the_cache_keeps_a_bounded_number_of_tables() {
-        let pats: Vec<Vec<(i32, i32, PatCell)>> = (0..MAX_RESIDENT as i32 + 2).map(|k| vec![(0, 0, PatCell::Any), (k % 4, 1 + k / 4, PatCell::Any)]).collect();
+        let pats: Vec<Vec<(i32, i32, PatCell)>> = (0..MAX_RESIDENT as i32 + 2)
+            .map(|k| vec![(0, 0, PatCell::Any), (k % 4, 1 + k / 4, PatCell::Any)])
+            .collect();
         let refs: Vec<&[(i32, i32, PatCell)]> = pats.iter().map(|p| p.as_slice()).collect();
         let mut modules = mixed_deck(&refs).modules;
         modules.truncate(3);
@@ -1059,11 +1195,15 @@ mod tests {
         let mut cache = TableCache::new(&deck);
         let cells = [pack(0, 0), pack(1, 0), pack(2, 0)];
         // the Sensor (module 2) is spent: one table a mission
-        let first: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0b100, &cells)).collect();
+        let first: Vec<Option<u32>> = (0..deck.cards.len() as u8)
+            .map(|m| cache.distance(&deck, m, 0b100, &cells))
+            .collect();
         assert_eq!(cache.resident(), MAX_RESIDENT);
         assert_eq!(cache.stats().built, deck.cards.len() as u64);
         // evicted tables come back with the same answers
-        let again: Vec<Option<u32>> = (0..deck.cards.len() as u8).map(|m| cache.distance(&deck, m, 0b100, &cells)).collect();
+        let again: Vec<Option<u32>> = (0..deck.cards.len() as u8)
+            .map(|m| cache.distance(&deck, m, 0b100, &cells))
+            .collect();
         assert_eq!(first, again);
         assert_eq!(cache.resident(), MAX_RESIDENT);
         // with the Sensor unspent a table needs its flipped one first: two builds
@@ -1071,7 +1211,10 @@ mod tests {
         let unflipped = cache.distance(&deck, 0, 0, &cells);
         assert_eq!(cache.stats().built - built, 2);
         if let Some(flipped) = first[0] {
-            assert!(unflipped.is_some_and(|d| d <= flipped), "{unflipped:?} {flipped}");
+            assert!(
+                unflipped.is_some_and(|d| d <= flipped),
+                "{unflipped:?} {flipped}"
+            );
         }
         assert_eq!(cache.resident(), MAX_RESIDENT);
     }

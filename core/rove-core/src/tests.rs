@@ -10,9 +10,9 @@ use crate::game::{solve_game, Deepest, Options, Strategy};
 use crate::grid::{pack, Cell};
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::{canonical_key, canonical_key_into, mission_key, mission_key_into};
+use crate::nodes::NodeTable;
 use crate::rules::{successors, useful_successors};
 use crate::state::{AbilityArg, Action, Cards, State, Status};
-use crate::nodes::NodeTable;
 use crate::store::StateStore;
 
 fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
@@ -21,7 +21,10 @@ fn arrows(kind: ArrowKind, dirs: &[u8]) -> Vec<Arrow> {
 
 fn module(ability: Ability, kind: ArrowKind, dirs: &[u8]) -> Module {
     let a = arrows(kind, dirs);
-    Module { ability, arrows: [a.clone(), a] }
+    Module {
+        ability,
+        arrows: [a.clone(), a],
+    }
 }
 
 const ORTHO: [u8; 4] = [0, 2, 4, 6];
@@ -53,7 +56,12 @@ fn deck(missions: &[&str]) -> Deck {
     ];
     let cards = missions
         .iter()
-        .map(|m| Card { base: 1, bonus: 2, mission: pattern(m, codes), movement: pattern("# # #", codes) })
+        .map(|m| Card {
+            base: 1,
+            bonus: 2,
+            mission: pattern(m, codes),
+            movement: pattern("# # #", codes),
+        })
         .collect();
     Deck::new(modules, cards, 2, Rules::default()).expect("a deck")
 }
@@ -81,15 +89,32 @@ fn bare_budget_moves_and_abilities_are_generated() {
     let d = deck(&["B\n#"]);
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0, 1, 0);
     let succ = successors(&d, &s, false);
-    assert!(succ.iter().any(|(a, _)| *a == Action::Move { module: 0, dir: 4, dist: 1 }));
+    assert!(succ.iter().any(|(a, _)| *a
+        == Action::Move {
+            module: 0,
+            dir: 4,
+            dist: 1
+        }));
     // Motor pushes the whole row west: M W1 moves all three
     let push = succ
         .iter()
-        .find(|(a, _)| *a == Action::Move { module: 2, dir: 6, dist: 1 })
+        .find(|(a, _)| {
+            *a == Action::Move {
+                module: 2,
+                dir: 6,
+                dist: 1,
+            }
+        })
         .expect("M pushes west");
     assert_eq!(push.1.cells(), &[pack(-1, 0), pack(0, 0), pack(1, 0)]);
     // the Sensor has no card to draw and flipping it changes nothing: not generated
-    assert!(!succ.iter().any(|(a, _)| matches!(a, Action::Ability { arg: AbilityArg::Draw, .. })));
+    assert!(!succ.iter().any(|(a, _)| matches!(
+        a,
+        Action::Ability {
+            arg: AbilityArg::Draw,
+            ..
+        }
+    )));
     // every move spends the only point
     for (a, s2) in &succ {
         if a.is_move() {
@@ -105,13 +130,19 @@ fn a_star_finds_the_proven_optimum() {
     let d = deck(&["B\n#"]);
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b101, 5, 0);
     let mut budget = Budget::new(u64::MAX);
-    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks)
+        .unwrap()
+        .expect("solvable");
     let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
     assert_eq!(Some(points), reference_optimum(&d, &s));
     // replaying the plan reaches the goal
     let mut cur = s;
     for (a, _) in &plan {
-        cur = successors(&d, &cur, false).into_iter().find(|(b, _)| b == a).expect("a legal step").1;
+        cur = successors(&d, &cur, false)
+            .into_iter()
+            .find(|(b, _)| b == a)
+            .expect("a legal step")
+            .1;
     }
     assert_eq!(cur.status, Status::Goal);
 }
@@ -150,11 +181,17 @@ fn impossible_missions_are_proven_and_limits_say_so() {
     let d = deck(&["B _\n# ."]);
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
     let mut budget = Budget::new(u64::MAX);
-    assert_eq!(solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks), Ok(None));
+    assert_eq!(
+        solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks),
+        Ok(None)
+    );
     // with points the same mission is solvable, but not within one node
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 3, 0);
     let mut budget = Budget::new(1);
-    assert_eq!(solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks), Err(Stop::Limit));
+    assert_eq!(
+        solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks),
+        Err(Stop::Limit)
+    );
 }
 
 #[test]
@@ -163,9 +200,14 @@ fn heuristic_is_a_lower_bound_on_a_solved_mission() {
     let s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 9, 0);
     let (need, _) = Heuristic::new(&d).estimate(&d, &s);
     let mut budget = Budget::new(u64::MAX);
-    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+    let plan = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks)
+        .unwrap()
+        .expect("solvable");
     let points: i32 = plan.iter().map(|(a, _)| a.cost().0).sum();
-    assert!(need >= 1 && need <= points, "bound {need}, optimum {points}");
+    assert!(
+        need >= 1 && need <= points,
+        "bound {need}, optimum {points}"
+    );
     assert_eq!(points_obtainable(&d, &s), 9);
 }
 
@@ -208,10 +250,34 @@ fn bonus_play_dominates_the_base_play() {
     let d = deck(&["B\n#\n#", "S\n#"]);
     let mut s = state(&[(0, 0), (1, 0), (2, 0)], 0b111, 0, 0);
     s.hand = Cards::from_slice(&[1]).unwrap();
-    let plays: Vec<_> = useful_successors(&d, &s).into_iter().map(|(a, _)| a).collect();
-    assert_eq!(plays, vec![Action::Play { card: 1, bonus: true }]);
-    let all: Vec<_> = successors(&d, &s, false).into_iter().map(|(a, _)| a).collect();
-    assert_eq!(all, vec![Action::Play { card: 1, bonus: true }, Action::Play { card: 1, bonus: false }]);
+    let plays: Vec<_> = useful_successors(&d, &s)
+        .into_iter()
+        .map(|(a, _)| a)
+        .collect();
+    assert_eq!(
+        plays,
+        vec![Action::Play {
+            card: 1,
+            bonus: true
+        }]
+    );
+    let all: Vec<_> = successors(&d, &s, false)
+        .into_iter()
+        .map(|(a, _)| a)
+        .collect();
+    assert_eq!(
+        all,
+        vec![
+            Action::Play {
+                card: 1,
+                bonus: true
+            },
+            Action::Play {
+                card: 1,
+                bonus: false
+            }
+        ]
+    );
 }
 
 #[test]
@@ -224,7 +290,17 @@ fn whole_deals_are_won_or_proven_lost() {
     // "S above B": from B S M, abilities free
     let mut budget = Budget::new(u64::MAX);
     let mut deepest = Deepest::default();
-    let got = solve_game(&d, &Heuristic::new(&d), &s, &mut budget, Strategy::Portfolio, Options::default(), &mut NoHooks, &mut deepest).unwrap();
+    let got = solve_game(
+        &d,
+        &Heuristic::new(&d),
+        &s,
+        &mut budget,
+        Strategy::Portfolio,
+        Options::default(),
+        &mut NoHooks,
+        &mut deepest,
+    )
+    .unwrap();
     let plan = got.plan.expect("winnable");
     assert!(!plan.is_empty());
     // nothing to play and nothing left to use: lost, and proven so by both searches
@@ -232,7 +308,17 @@ fn whole_deals_are_won_or_proven_lost() {
     stuck.spent = 0b111;
     for strategy in [Strategy::Greedy, Strategy::Deepening, Strategy::Portfolio] {
         let mut budget = Budget::new(u64::MAX);
-        let got = solve_game(&d, &Heuristic::new(&d), &stuck, &mut budget, strategy, Options::default(), &mut NoHooks, &mut deepest).unwrap();
+        let got = solve_game(
+            &d,
+            &Heuristic::new(&d),
+            &stuck,
+            &mut budget,
+            strategy,
+            Options::default(),
+            &mut NoHooks,
+            &mut deepest,
+        )
+        .unwrap();
         assert!(got.plan.is_none(), "{strategy:?}");
     }
 }
@@ -254,17 +340,32 @@ fn lost_table_covers_dominated_states_only() {
     assert!(table.is_lost(&d, &lost_state, 3));
     assert!(table.is_lost(&d, &lost_state, 2), "less allowance");
     assert!(!table.is_lost(&d, &lost_state, 4), "more allowance");
-    assert!(table.is_lost(&d, &with(&lost_state, 0b011, 2), 3), "more spent");
-    assert!(!table.is_lost(&d, &with(&lost_state, 0b000, 2), 3), "fewer spent");
-    assert!(table.is_lost(&d, &with(&lost_state, 0b001, 1), 3), "fewer points");
-    assert!(!table.is_lost(&d, &with(&lost_state, 0b001, 3), 3), "more points");
+    assert!(
+        table.is_lost(&d, &with(&lost_state, 0b011, 2), 3),
+        "more spent"
+    );
+    assert!(
+        !table.is_lost(&d, &with(&lost_state, 0b000, 2), 3),
+        "fewer spent"
+    );
+    assert!(
+        table.is_lost(&d, &with(&lost_state, 0b001, 1), 3),
+        "fewer points"
+    );
+    assert!(
+        !table.is_lost(&d, &with(&lost_state, 0b001, 3), 3),
+        "more points"
+    );
     // A Sensor draw could empty the draw pile: points no longer dominate.
     let mut short = lost_state;
     short.draw = Cards::from_slice(&[0]).unwrap();
     table.record(&d, &short, 3);
     assert!(table.is_lost(&d, &short, 3));
     assert!(!table.is_lost(&d, &with(&short, 0b001, 1), 3));
-    assert!(table.is_lost(&d, &with(&short, 0b011, 1), 3), "Sensor spent too");
+    assert!(
+        table.is_lost(&d, &with(&short, 0b011, 1), 3),
+        "Sensor spent too"
+    );
     // Without dominance only the same spent set and points count.
     let mut exact = LostTable::new(&d, false, 1000);
     exact.record(&d, &lost_state, 3);
@@ -281,7 +382,11 @@ fn lost_table_covers_dominated_states_only() {
 fn tables_make_the_all_spent_cost_exact() {
     let d = deck(&["# #\n. B", "B _\n# ."]);
     let tabled = Heuristic::with_tables(&d);
-    for (cells, mission) in [([(0, 0), (1, 0), (2, 0)], 0u8), ([(0, 0), (1, 1), (2, 2)], 0), ([(1, 0), (0, 1), (1, 2)], 1)] {
+    for (cells, mission) in [
+        ([(0, 0), (1, 0), (2, 0)], 0u8),
+        ([(0, 0), (1, 1), (2, 2)], 0),
+        ([(1, 0), (0, 1), (1, 2)], 1),
+    ] {
         let s = state(&cells, 0b111, 9, mission);
         let want = reference_optimum(&d, &s);
         tabled.start_solve(0);
@@ -290,10 +395,21 @@ fn tables_make_the_all_spent_cost_exact() {
         let (need, abilities) = tabled.estimate(&d, &s);
         assert_eq!((Some(need), abilities), (want, 0), "{cells:?}");
         let mut plain_budget = Budget::new(u64::MAX);
-        let plain = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut plain_budget, &mut NoHooks).unwrap().expect("solvable");
+        let plain = solve_mission(
+            &d,
+            &Heuristic::new(&d),
+            &s,
+            None,
+            &mut plain_budget,
+            &mut NoHooks,
+        )
+        .unwrap()
+        .expect("solvable");
         tabled.start_solve(1);
         let mut budget = Budget::new(u64::MAX);
-        let plan = solve_mission(&d, &tabled, &s, None, &mut budget, &mut NoHooks).unwrap().expect("solvable");
+        let plan = solve_mission(&d, &tabled, &s, None, &mut budget, &mut NoHooks)
+            .unwrap()
+            .expect("solvable");
         let points = |p: &[(Action, i32)]| p.iter().map(|(a, _)| a.cost().0).sum::<i32>();
         assert_eq!((Some(points(&plan)), points(&plain)), (want, want.unwrap()));
         assert!(budget.nodes <= plain_budget.nodes);
@@ -314,8 +430,16 @@ fn plan_cost(plan: &[(Action, i32)]) -> (i32, i32, i32) {
 fn play_plan(d: &Deck, s: &State, plan: &[(Action, i32)]) -> State {
     let mut cur = *s;
     for (i, (a, _)) in plan.iter().enumerate() {
-        assert_eq!(cur.status, Status::Playing, "the mission ended before step {i}");
-        cur = successors(d, &cur, false).into_iter().find(|(b, _)| b == a).expect("a legal step").1;
+        assert_eq!(
+            cur.status,
+            Status::Playing,
+            "the mission ended before step {i}"
+        );
+        cur = successors(d, &cur, false)
+            .into_iter()
+            .find(|(b, _)| b == a)
+            .expect("a legal step")
+            .1;
     }
     cur
 }
@@ -323,8 +447,15 @@ fn play_plan(d: &Deck, s: &State, plan: &[(Action, i32)]) -> State {
 /// Starts and missions for the zero-point walk: a row, a column, a bent line, each with
 /// every ability available and a bare budget.
 fn walk_cases() -> (Deck, Vec<State>) {
-    let d = deck(&["B\n#", "S\nB", "M B", "B _\n# .", "# #\n. B", "S . M", "M\nS\nB", "B . . S"]);
-    let layouts = [[(0, 0), (1, 0), (2, 0)], [(0, 0), (0, 1), (0, 2)], [(0, 0), (1, 0), (1, 1)], [(2, 0), (1, 0), (0, 0)]];
+    let d = deck(&[
+        "B\n#", "S\nB", "M B", "B _\n# .", "# #\n. B", "S . M", "M\nS\nB", "B . . S",
+    ]);
+    let layouts = [
+        [(0, 0), (1, 0), (2, 0)],
+        [(0, 0), (0, 1), (0, 2)],
+        [(0, 0), (1, 0), (1, 1)],
+        [(2, 0), (1, 0), (0, 0)],
+    ];
     let starts = layouts.iter().map(|cells| state(cells, 0, 9, 0)).collect();
     (d, starts)
 }
@@ -336,13 +467,21 @@ fn zero_point_walk_gives_the_a_star_optimum() {
     let (mut settled, mut left) = (0, 0);
     for start in &starts {
         let mut budget = Budget::new(u64::MAX);
-        let got = walk(&d, &Heuristic::new(&d), start, &missions, &mut budget, &mut NoHooks);
+        let got = walk(
+            &d,
+            &Heuristic::new(&d),
+            start,
+            &missions,
+            &mut budget,
+            &mut NoHooks,
+        );
         assert_eq!(got.stopped, None);
         for (&m, plan) in missions.iter().zip(&got.plans) {
             let mut s = *start;
             s.mission = Some(m);
             let mut budget = Budget::new(u64::MAX);
-            let best = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks).unwrap();
+            let best = solve_mission(&d, &Heuristic::new(&d), &s, None, &mut budget, &mut NoHooks)
+                .unwrap();
             let matches_now = d.cards[m as usize].mission.matches(s.cells());
             match plan {
                 Some(plan) => {
@@ -350,7 +489,11 @@ fn zero_point_walk_gives_the_a_star_optimum() {
                     let (points, cards, abilities) = plan_cost(plan);
                     assert_eq!((points, cards), (0, 0));
                     assert!(abilities >= 1 && !matches_now);
-                    assert_eq!(Some(plan_cost(plan)), best.as_deref().map(plan_cost), "start {start:?} mission {m}");
+                    assert_eq!(
+                        Some(plan_cost(plan)),
+                        best.as_deref().map(plan_cost),
+                        "start {start:?} mission {m}"
+                    );
                     assert_eq!(play_plan(&d, &s, plan).status, Status::Goal);
                 }
                 None => {
@@ -359,7 +502,10 @@ fn zero_point_walk_gives_the_a_star_optimum() {
                     // or the mission matched the start (A* answers it)
                     assert!(got.exhausted);
                     let cost = best.as_deref().map(plan_cost);
-                    assert!(matches_now || cost.is_none_or(|c| c.0 + c.1 > 0), "mission {m}: {cost:?}");
+                    assert!(
+                        matches_now || cost.is_none_or(|c| c.0 + c.1 > 0),
+                        "mission {m}: {cost:?}"
+                    );
                 }
             }
         }
@@ -373,15 +519,35 @@ fn zero_point_walk_stops_at_its_node_limit_with_exact_finds() {
     let missions: Vec<u8> = (0..d.cards.len() as u8).collect();
     let start = &starts[0];
     let mut budget = Budget::new(u64::MAX);
-    let full = walk(&d, &Heuristic::new(&d), start, &missions, &mut budget, &mut NoHooks);
+    let full = walk(
+        &d,
+        &Heuristic::new(&d),
+        start,
+        &missions,
+        &mut budget,
+        &mut NoHooks,
+    );
     assert!(budget.nodes > 3, "{}", budget.nodes);
     // a walk stopped at its limit finds a subset, each at the same cost
     let mut found_some = false;
     for limit in [2, budget.nodes / 2] {
         let mut small = Budget::new(limit);
-        let got = walk(&d, &Heuristic::new(&d), start, &missions, &mut small, &mut NoHooks);
-        assert_eq!((got.stopped, got.exhausted, small.nodes), (Some(Stop::Limit), false, limit));
-        assert!(got.plans.iter().filter(|p| p.is_some()).count() < full.plans.iter().filter(|p| p.is_some()).count());
+        let got = walk(
+            &d,
+            &Heuristic::new(&d),
+            start,
+            &missions,
+            &mut small,
+            &mut NoHooks,
+        );
+        assert_eq!(
+            (got.stopped, got.exhausted, small.nodes),
+            (Some(Stop::Limit), false, limit)
+        );
+        assert!(
+            got.plans.iter().filter(|p| p.is_some()).count()
+                < full.plans.iter().filter(|p| p.is_some()).count()
+        );
         for (plan, whole) in got.plans.iter().zip(&full.plans) {
             if let Some(plan) = plan {
                 found_some = true;
@@ -397,9 +563,14 @@ fn ability_successors_are_the_useful_successors_ability_uses() {
     let (d, starts) = walk_cases();
     let mut out = Vec::new();
     for start in &starts {
-        for s in std::iter::once(*start).chain(useful_successors(&d, start).into_iter().map(|(_, s)| s)) {
+        for s in
+            std::iter::once(*start).chain(useful_successors(&d, start).into_iter().map(|(_, s)| s))
+        {
             crate::rules::ability_successors_into(&d, &s, &mut out);
-            let want: Vec<_> = useful_successors(&d, &s).into_iter().filter(|(a, _)| matches!(a, Action::Ability { .. })).collect();
+            let want: Vec<_> = useful_successors(&d, &s)
+                .into_iter()
+                .filter(|(a, _)| matches!(a, Action::Ability { .. }))
+                .collect();
             assert_eq!(out, want);
         }
     }
@@ -424,7 +595,10 @@ fn point_bound_never_falls_along_an_ability_use() {
                     for m in 0..d.cards.len() as u8 {
                         let (mut a, mut b) = (*s, *s2);
                         (a.mission, b.mission) = (Some(m), Some(m));
-                        assert!(h.estimate(&d, &a).0 <= h.estimate(&d, &b).0, "{a:?} -> {b:?}");
+                        assert!(
+                            h.estimate(&d, &a).0 <= h.estimate(&d, &b).0,
+                            "{a:?} -> {b:?}"
+                        );
                         checked += 1;
                     }
                     next.push(*s2);
@@ -448,7 +622,11 @@ fn a_packed_state_unpacks_equal() {
     s.completed = Cards::from_slice(&[1]).unwrap();
     let mut states = vec![s];
     for _ in 0..2 {
-        let next: Vec<State> = states.iter().flat_map(|x| successors(&d, x, true)).map(|(_, y)| y).collect();
+        let next: Vec<State> = states
+            .iter()
+            .flat_map(|x| successors(&d, x, true))
+            .map(|(_, y)| y)
+            .collect();
         states.extend(next);
     }
     assert!(states.iter().any(|x| x.card.is_some()));
@@ -483,15 +661,24 @@ fn the_node_table_finds_every_key_it_recorded_across_its_growths() {
     keys.sort();
     keys.dedup();
     let mut t: NodeTable<i32> = NodeTable::new(&keys[0], 0, usize::MAX);
-    let a = Action::Play { card: 0, bonus: false };
+    let a = Action::Play {
+        card: 0,
+        bonus: false,
+    };
     for (i, k) in keys.iter().enumerate().skip(1) {
         let slot = t.slot(k);
-        assert!(!slot.known_at(i32::MAX), "key {i} found before it was recorded");
+        assert!(
+            !slot.known_at(i32::MAX),
+            "key {i} found before it was recorded"
+        );
         assert_eq!(slot.record(i as i32, 0, a, 0), Ok(i as u32));
     }
     for (i, k) in keys.iter().enumerate() {
         let slot = t.slot(k);
-        assert!(slot.known_at(i as i32) && !slot.known_at(i as i32 - 1), "key {i}");
+        assert!(
+            slot.known_at(i as i32) && !slot.known_at(i as i32 - 1),
+            "key {i}"
+        );
         assert_eq!(t.best(i as u32), i as i32);
     }
     // a known key re-recorded more cheaply keeps its id; a key beyond the cap is a Limit

@@ -18,10 +18,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use rove_core::astar;
+use rove_core::budget::{Budget, Hooks, Poll, Stop};
 use rove_core::chains;
 use rove_core::closure;
-use rove_core::budget::{Budget, Hooks, Poll, Stop};
-use rove_core::deck::{Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES};
+use rove_core::deck::{
+    Ability, Arrow, ArrowKind, Card, Deck, Module, PatCell, Pattern, Rules, MAX_MODULES,
+};
 use rove_core::game::{self, Deepest, Strategy};
 use rove_core::heuristic::{points_obtainable, Heuristic};
 use rove_core::rules::{reveal_check, successors as core_successors};
@@ -64,7 +66,15 @@ type MissionAnswer = (&'static str, Option<Vec<(PyObject, i32)>>, u64);
 type WalkAnswer = (Vec<Option<Vec<(PyObject, i32)>>>, u64, bool);
 /// (status, plan, optimal, nodes, deepest done, deepest mission, (table probes, tables
 /// used, tables built))
-type GameAnswer = (&'static str, Option<Vec<PyObject>>, bool, u64, i32, i32, (u64, u64, u64));
+type GameAnswer = (
+    &'static str,
+    Option<Vec<PyObject>>,
+    bool,
+    u64,
+    i32,
+    i32,
+    (u64, u64, u64),
+);
 type PyCell = (i32, i32, i32);
 
 fn ability(code: u8) -> PyResult<Ability> {
@@ -75,7 +85,11 @@ fn ability(code: u8) -> PyResult<Ability> {
         3 => Ability::Laser,
         4 => Ability::Motor,
         5 => Ability::Sensor,
-        _ => return Err(PyValueError::new_err(format!("unknown ability code {code}"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown ability code {code}"
+            )))
+        }
     })
 }
 
@@ -129,16 +143,31 @@ impl PyDeck {
         let n = modules.len();
         let modules = modules
             .iter()
-            .map(|(ab, active, spent)| Ok(Module { ability: ability(*ab)?, arrows: [arrows(active)?, arrows(spent)?] }))
+            .map(|(ab, active, spent)| {
+                Ok(Module {
+                    ability: ability(*ab)?,
+                    arrows: [arrows(active)?, arrows(spent)?],
+                })
+            })
             .collect::<PyResult<Vec<_>>>()?;
         let cards = cards
             .iter()
             .map(|(base, bonus, mission, movement)| {
-                Ok(Card { base: *base, bonus: *bonus, mission: pattern(mission, n)?, movement: pattern(movement, n)? })
+                Ok(Card {
+                    base: *base,
+                    bonus: *bonus,
+                    mission: pattern(mission, n)?,
+                    movement: pattern(movement, n)?,
+                })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let rules = Rules { auto_complete_on_reveal: rules.0, recycle_when_empty: rules.1, gripper_active_only: rules.2 };
-        let inner = Deck::new(modules, cards, missions_to_win, rules).map_err(PyValueError::new_err)?;
+        let rules = Rules {
+            auto_complete_on_reveal: rules.0,
+            recycle_when_empty: rules.1,
+            gripper_active_only: rules.2,
+        };
+        let inner =
+            Deck::new(modules, cards, missions_to_win, rules).map_err(PyValueError::new_err)?;
         let heuristic = Mutex::new(Heuristic::with_tables(&inner));
         Ok(PyDeck { inner, heuristic })
     }
@@ -158,19 +187,23 @@ fn state_from(t: &Bound<'_, PyTuple>, deck: &Deck) -> PyResult<State> {
     }
     let cells: Vec<i32> = t.get_item(0)?.extract()?;
     if cells.len() != deck.n() || cells.len() > MAX_MODULES {
-        return Err(PyValueError::new_err("the state's layout does not fit the deck"));
+        return Err(PyValueError::new_err(
+            "the state's layout does not fit the deck",
+        ));
     }
     let mut packed = [0; MAX_MODULES];
     packed[..cells.len()].copy_from_slice(&cells);
     let code = t.get_item(10)?.extract::<u8>()?;
-    let status = Status::from_code(code).ok_or_else(|| PyValueError::new_err(format!("unknown status {code}")))?;
+    let status = Status::from_code(code)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown status {code}")))?;
     let cards = deck.cards.len();
     let card_list = |i: usize| -> PyResult<Cards> {
         let v: Vec<u8> = t.get_item(i)?.extract()?;
         if v.iter().any(|&c| c as usize >= cards) {
             return Err(PyValueError::new_err("a card index is out of range"));
         }
-        Cards::from_slice(&v).ok_or_else(|| PyValueError::new_err("a pile holds more cards than the core handles"))
+        Cards::from_slice(&v)
+            .ok_or_else(|| PyValueError::new_err("a pile holds more cards than the core handles"))
     };
     let card = opt_card(t.get_item(5)?.extract()?);
     let mission = opt_card(t.get_item(7)?.extract()?);
@@ -199,14 +232,22 @@ fn state_to(py: Python<'_>, s: &State) -> PyObject {
     let items: Vec<PyObject> = vec![
         PyTuple::new_bound(py, s.cells()).into_any().unbind(),
         s.spent.into_py(py),
-        PyTuple::new_bound(py, s.hand.as_slice()).into_any().unbind(),
-        PyTuple::new_bound(py, s.draw.as_slice()).into_any().unbind(),
-        PyTuple::new_bound(py, s.discard.as_slice()).into_any().unbind(),
+        PyTuple::new_bound(py, s.hand.as_slice())
+            .into_any()
+            .unbind(),
+        PyTuple::new_bound(py, s.draw.as_slice())
+            .into_any()
+            .unbind(),
+        PyTuple::new_bound(py, s.discard.as_slice())
+            .into_any()
+            .unbind(),
         s.card.map_or(-1, i32::from).into_py(py),
         s.points.into_py(py),
         s.mission.map_or(-1, i32::from).into_py(py),
         s.done.into_py(py),
-        PyTuple::new_bound(py, s.completed.as_slice()).into_any().unbind(),
+        PyTuple::new_bound(py, s.completed.as_slice())
+            .into_any()
+            .unbind(),
         status.into_py(py),
         s.goal_mission.into_py(py),
     ];
@@ -218,30 +259,84 @@ fn state_to(py: Python<'_>, s: &State) -> PyObject {
 fn action_to(py: Python<'_>, a: &Action) -> PyObject {
     let none = py.None();
     let (act, module, card, bonus, dir, dist) = match *a {
-        Action::Play { card, bonus } => ("play", none.clone_ref(py), card.into_py(py), bonus.into_py(py), none.clone_ref(py), none.clone_ref(py)),
-        Action::Move { module, dir, dist } => ("move", module.into_py(py), none.clone_ref(py), none.clone_ref(py), dir.into_py(py), dist.into_py(py)),
+        Action::Play { card, bonus } => (
+            "play",
+            none.clone_ref(py),
+            card.into_py(py),
+            bonus.into_py(py),
+            none.clone_ref(py),
+            none.clone_ref(py),
+        ),
+        Action::Move { module, dir, dist } => (
+            "move",
+            module.into_py(py),
+            none.clone_ref(py),
+            none.clone_ref(py),
+            dir.into_py(py),
+            dist.into_py(py),
+        ),
         Action::Ability { module, arg, .. } => {
             let dir = match arg {
                 AbilityArg::Shift { dir, .. } => dir.into_py(py),
                 _ => none.clone_ref(py),
             };
-            ("ability", module.into_py(py), none.clone_ref(py), none.clone_ref(py), dir, none.clone_ref(py))
+            (
+                "ability",
+                module.into_py(py),
+                none.clone_ref(py),
+                none.clone_ref(py),
+                dir,
+                none.clone_ref(py),
+            )
         }
     };
     let (via, target, swap, to) = match *a {
         Action::Ability { via, arg, .. } => {
             let via = via.map_or(none.clone_ref(py), |v| v.into_py(py));
             match arg {
-                AbilityArg::Draw => (via, none.clone_ref(py), none.clone_ref(py), none.clone_ref(py)),
-                AbilityArg::Swap(x, y) => (via, none.clone_ref(py), (x, y).into_py(py), none.clone_ref(py)),
-                AbilityArg::Shift { target, .. } => (via, target.into_py(py), none.clone_ref(py), none.clone_ref(py)),
-                AbilityArg::Place { target, to } => (via, target.into_py(py), none.clone_ref(py), to.into_py(py)),
+                AbilityArg::Draw => (
+                    via,
+                    none.clone_ref(py),
+                    none.clone_ref(py),
+                    none.clone_ref(py),
+                ),
+                AbilityArg::Swap(x, y) => (
+                    via,
+                    none.clone_ref(py),
+                    (x, y).into_py(py),
+                    none.clone_ref(py),
+                ),
+                AbilityArg::Shift { target, .. } => (
+                    via,
+                    target.into_py(py),
+                    none.clone_ref(py),
+                    none.clone_ref(py),
+                ),
+                AbilityArg::Place { target, to } => {
+                    (via, target.into_py(py), none.clone_ref(py), to.into_py(py))
+                }
                 AbilityArg::To(to) => (via, none.clone_ref(py), none.clone_ref(py), to.into_py(py)),
             }
         }
-        _ => (none.clone_ref(py), none.clone_ref(py), none.clone_ref(py), none),
+        _ => (
+            none.clone_ref(py),
+            none.clone_ref(py),
+            none.clone_ref(py),
+            none,
+        ),
     };
-    let items: Vec<PyObject> = vec![act.into_py(py), module, card, bonus, dir, dist, via, target, swap, to];
+    let items: Vec<PyObject> = vec![
+        act.into_py(py),
+        module,
+        card,
+        bonus,
+        dir,
+        dist,
+        via,
+        target,
+        swap,
+        to,
+    ];
     PyTuple::new_bound(py, items).into_any().unbind()
 }
 
@@ -258,13 +353,21 @@ struct PyHooks {
 impl PyHooks {
     fn new(seconds: Option<f64>, progress: Option<PyObject>) -> Self {
         let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-        PyHooks { deadline, progress, error: None }
+        PyHooks {
+            deadline,
+            progress,
+            error: None,
+        }
     }
 
     /// The error to raise for a search that stopped on `stop`, if it is one.
     fn raise(&mut self, stop: Stop) -> Option<PyErr> {
         match stop {
-            Stop::Interrupted => Some(self.error.take().unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
+            Stop::Interrupted => Some(
+                self.error
+                    .take()
+                    .unwrap_or_else(|| PyKeyboardInterrupt::new_err(())),
+            ),
             _ => None,
         }
     }
@@ -304,7 +407,12 @@ impl Hooks for PyHooks {
 /// property tests compare the two).
 #[pyfunction]
 #[pyo3(signature = (deck, state, include_noops = false))]
-fn successors(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>, include_noops: bool) -> PyResult<Vec<(PyObject, PyObject)>> {
+fn successors(
+    py: Python<'_>,
+    deck: &PyDeck,
+    state: &Bound<'_, PyTuple>,
+    include_noops: bool,
+) -> PyResult<Vec<(PyObject, PyObject)>> {
     let s = state_from(state, &deck.inner)?;
     Ok(core_successors(&deck.inner, &s, include_noops)
         .iter()
@@ -316,8 +424,16 @@ fn successors(py: Python<'_>, deck: &PyDeck, state: &Bound<'_, PyTuple>, include
 /// how many were made: the benchmarks' measure of the core's own generation rate,
 /// without the cost of handing states to Python.
 #[pyfunction]
-fn generate_all(py: Python<'_>, deck: &PyDeck, states: Vec<Bound<'_, PyTuple>>, rounds: u32) -> PyResult<u64> {
-    let states = states.iter().map(|t| state_from(t, &deck.inner)).collect::<PyResult<Vec<_>>>()?;
+fn generate_all(
+    py: Python<'_>,
+    deck: &PyDeck,
+    states: Vec<Bound<'_, PyTuple>>,
+    rounds: u32,
+) -> PyResult<u64> {
+    let states = states
+        .iter()
+        .map(|t| state_from(t, &deck.inner))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok(py.allow_threads(|| {
         let mut made = 0u64;
         for _ in 0..rounds {
@@ -365,11 +481,16 @@ fn solve_mission(
     let mut hooks = PyHooks::new(seconds, None);
     let mut budget = Budget::new(max_nodes);
     let got = py.allow_threads(|| {
-        deck.with_heuristic(tables, |h| astar::solve_mission(&deck.inner, h, &s, max_points, &mut budget, &mut hooks))
+        deck.with_heuristic(tables, |h| {
+            astar::solve_mission(&deck.inner, h, &s, max_points, &mut budget, &mut hooks)
+        })
     });
     match got {
         Ok(Some(steps)) => {
-            let steps = steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect();
+            let steps = steps
+                .iter()
+                .map(|(a, shift)| (action_to(py, a), *shift))
+                .collect();
             Ok(("solved", Some(steps), budget.nodes))
         }
         Ok(None) => Ok(("unsolvable", None, budget.nodes)),
@@ -398,18 +519,26 @@ fn zero_point_walk(
     seconds: Option<f64>,
 ) -> PyResult<WalkAnswer> {
     let s = state_from(state, &deck.inner)?;
-    if missions.iter().any(|&m| m as usize >= deck.inner.cards.len()) {
+    if missions
+        .iter()
+        .any(|&m| m as usize >= deck.inner.cards.len())
+    {
         return Err(PyValueError::new_err("a card index is out of range"));
     }
     if missions.len() > closure::MAX_MISSIONS {
-        return Err(PyValueError::new_err(format!("a walk takes at most {} missions", closure::MAX_MISSIONS)));
+        return Err(PyValueError::new_err(format!(
+            "a walk takes at most {} missions",
+            closure::MAX_MISSIONS
+        )));
     }
     let mut hooks = PyHooks::new(seconds, None);
     let mut budget = Budget::new(max_nodes);
     // the plain bound (tables never switched on): a table switched on mid-walk would
     // make bounds rise, which the walk's proof does not allow
     let got = py.allow_threads(|| {
-        deck.with_heuristic(0, |h| closure::walk(&deck.inner, h, &s, &missions, &mut budget, &mut hooks))
+        deck.with_heuristic(0, |h| {
+            closure::walk(&deck.inner, h, &s, &missions, &mut budget, &mut hooks)
+        })
     });
     if let Some(err) = got.stopped.and_then(|stop| hooks.raise(stop)) {
         return Err(err);
@@ -417,7 +546,14 @@ fn zero_point_walk(
     let plans = got
         .plans
         .iter()
-        .map(|p| p.as_ref().map(|steps| steps.iter().map(|(a, shift)| (action_to(py, a), *shift)).collect()))
+        .map(|p| {
+            p.as_ref().map(|steps| {
+                steps
+                    .iter()
+                    .map(|(a, shift)| (action_to(py, a), *shift))
+                    .collect()
+            })
+        })
         .collect();
     Ok((plans, budget.nodes, got.exhausted))
 }
@@ -457,29 +593,67 @@ fn solve_game(
     let mut hooks = PyHooks::new(seconds, progress);
     let mut budget = Budget::new(max_nodes);
     let mut deepest = Deepest::default();
-    let options = if reference { game::Options::REFERENCE } else { game::Options::default() };
+    let options = if reference {
+        game::Options::REFERENCE
+    } else {
+        game::Options::default()
+    };
     let tables = if reference { 0 } else { tables };
     let mut used = TableStats::default();
     let got = py.allow_threads(|| {
         deck.with_heuristic(tables, |h| {
-            let got = game::solve_game(&deck.inner, h, &s, &mut budget, strategy, options, &mut hooks, &mut deepest);
+            let got = game::solve_game(
+                &deck.inner,
+                h,
+                &s,
+                &mut budget,
+                strategy,
+                options,
+                &mut hooks,
+                &mut deepest,
+            );
             used = h.table_stats();
             got
         })
     });
-    let (done, mission) = (deepest.done.unwrap_or(-1), deepest.mission.map_or(-1, i32::from));
+    let (done, mission) = (
+        deepest.done.unwrap_or(-1),
+        deepest.mission.map_or(-1, i32::from),
+    );
     if let Some(err) = hooks.error.take() {
         return Err(err);
     }
     match got {
         Ok(result) => {
-            let status = if result.plan.is_some() { "solved" } else { "unsolvable" };
-            let plan = result.plan.map(|p| p.iter().map(|a| action_to(py, a)).collect());
-            Ok((status, plan, result.optimal, budget.nodes, done, mission, (used.probes, used.used, used.built)))
+            let status = if result.plan.is_some() {
+                "solved"
+            } else {
+                "unsolvable"
+            };
+            let plan = result
+                .plan
+                .map(|p| p.iter().map(|a| action_to(py, a)).collect());
+            Ok((
+                status,
+                plan,
+                result.optimal,
+                budget.nodes,
+                done,
+                mission,
+                (used.probes, used.used, used.built),
+            ))
         }
         Err(stop) => match hooks.raise(stop) {
             Some(err) => Err(err),
-            None => Ok(("limit", None, false, budget.nodes, done, mission, (used.probes, used.used, used.built))),
+            None => Ok((
+                "limit",
+                None,
+                false,
+                budget.nodes,
+                done,
+                mission,
+                (used.probes, used.used, used.built),
+            )),
         },
     }
 }
@@ -492,19 +666,34 @@ fn solve_game(
 #[pyfunction]
 fn table_distance(deck: &PyDeck, state: &Bound<'_, PyTuple>) -> PyResult<Option<u32>> {
     let s = state_from(state, &deck.inner)?;
-    let mission = s.mission.ok_or_else(|| PyValueError::new_err("the state has no mission"))?;
-    deck.with_heuristic(0, |h| h.table_distance(&deck.inner, mission, s.spent, s.cells()))
-        .ok_or_else(|| PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"))
+    let mission = s
+        .mission
+        .ok_or_else(|| PyValueError::new_err("the state has no mission"))?;
+    deck.with_heuristic(0, |h| {
+        h.table_distance(&deck.inner, mission, s.spent, s.cells())
+    })
+    .ok_or_else(|| PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"))
 }
 
 /// Build one distance table from scratch (for the benchmarks): (layouts, how many
 /// layouts hold each distance 0..=254, unreachable ones).  The GIL is released.
 #[pyfunction]
-fn build_table(py: Python<'_>, deck: &PyDeck, mission: usize, spent: u32) -> PyResult<(usize, Vec<u64>, u64)> {
+fn build_table(
+    py: Python<'_>,
+    deck: &PyDeck,
+    mission: usize,
+    spent: u32,
+) -> PyResult<(usize, Vec<u64>, u64)> {
     if !TableCache::supports(&deck.inner) {
-        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+        return Err(PyValueError::new_err(
+            "distance tables hold layouts of 2 to 6 modules",
+        ));
     }
-    let card = deck.inner.cards.get(mission).ok_or_else(|| PyValueError::new_err("no such card"))?;
+    let card = deck
+        .inner
+        .cards
+        .get(mission)
+        .ok_or_else(|| PyValueError::new_err("no such card"))?;
     let hist = py.allow_threads(|| {
         let index = LayoutIndex::new(deck.inner.n());
         Table::build(&deck.inner, &index, &card.mission, spent).histogram()
@@ -523,9 +712,13 @@ fn build_table(py: Python<'_>, deck: &PyDeck, mission: usize, spent: u32) -> PyR
 #[pyfunction]
 fn pair_costs(py: Python<'_>, deck: &PyDeck, spent: u32) -> PyResult<Vec<Vec<Option<u32>>>> {
     if !TableCache::supports(&deck.inner) {
-        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+        return Err(PyValueError::new_err(
+            "distance tables hold layouts of 2 to 6 modules",
+        ));
     }
-    Ok(py.allow_threads(|| chains::pair_costs(&deck.inner, &LayoutIndex::new(deck.inner.n()), spent)))
+    Ok(py.allow_threads(|| {
+        chains::pair_costs(&deck.inner, &LayoutIndex::new(deck.inner.n()), spent)
+    }))
 }
 
 /// The fewest moves from the layout `cells` ((x, y) per module, in module order) to
@@ -533,21 +726,43 @@ fn pair_costs(py: Python<'_>, deck: &PyDeck, spent: u32) -> PyResult<Vec<Vec<Opt
 /// `spent` gives, no ability used (None: moves cannot do it;
 /// `rove_core::chains::chain_cost`).  The GIL is released.
 #[pyfunction]
-fn chain_cost(py: Python<'_>, deck: &PyDeck, missions: Vec<u8>, spent: u32, cells: Vec<(i32, i32)>) -> PyResult<Option<u32>> {
+fn chain_cost(
+    py: Python<'_>,
+    deck: &PyDeck,
+    missions: Vec<u8>,
+    spent: u32,
+    cells: Vec<(i32, i32)>,
+) -> PyResult<Option<u32>> {
     if !TableCache::supports(&deck.inner) {
-        return Err(PyValueError::new_err("distance tables hold layouts of 2 to 6 modules"));
+        return Err(PyValueError::new_err(
+            "distance tables hold layouts of 2 to 6 modules",
+        ));
     }
     if cells.len() != deck.inner.n() {
         return Err(PyValueError::new_err("one cell per module"));
     }
-    if missions.iter().any(|&m| usize::from(m) >= deck.inner.cards.len()) {
+    if missions
+        .iter()
+        .any(|&m| usize::from(m) >= deck.inner.cards.len())
+    {
         return Err(PyValueError::new_err("no such card"));
     }
-    let packed: Vec<rove_core::grid::Cell> = cells.iter().map(|&(x, y)| rove_core::grid::pack(x, y)).collect();
+    let packed: Vec<rove_core::grid::Cell> = cells
+        .iter()
+        .map(|&(x, y)| rove_core::grid::pack(x, y))
+        .collect();
     if !rove_core::grid::valid(&packed) {
         return Err(PyValueError::new_err("not a valid layout"));
     }
-    Ok(py.allow_threads(|| chains::chain_cost(&deck.inner, &LayoutIndex::new(deck.inner.n()), &missions, spent, &packed)))
+    Ok(py.allow_threads(|| {
+        chains::chain_cost(
+            &deck.inner,
+            &LayoutIndex::new(deck.inner.n()),
+            &missions,
+            spent,
+            &packed,
+        )
+    }))
 }
 
 #[pymodule]
