@@ -6,10 +6,11 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 CARGO  ?= cargo
+DIST   ?= dist
 CORE_SOURCES := $(shell find core -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock 2>/dev/null)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup browser book cards test lint docs bench clean
+.PHONY: setup browser book cards test lint docs dist bench clean
 
 ## Also compiles the package's bytecode: an editable install leaves it to Python, which
 ## writes none under PYTHONDONTWRITEBYTECODE (common in CI and containers) and then
@@ -65,8 +66,16 @@ docs: setup browser
 	$(BIN)/python docs/tools/pictures.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+## The package as a user installs it: an sdist and a wheel in $(DIST)/ (make dist
+## DIST=folder for another). The wheel holds the compiled core (one abi3 build for
+## CPython 3.11 and newer), the bundled decks and schemas and the play page, so
+## `pip install` of it needs no Rust; maturin tags it manylinux when its libc calls allow.
+dist: setup
+	$(BIN)/maturin sdist --out $(DIST)
+	$(BIN)/maturin build --release --out $(DIST)
+
 bench: setup
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) core/target output/*.pdf output/*.png site docs/assets/generated
+	rm -rf $(VENV) core/target dist output/*.pdf output/*.png site docs/assets/generated

@@ -10,7 +10,8 @@ turns them into positions, the command-line helpers.
   reference modules by code), ``NEVER`` (a pattern no test layout matches), ``active``;
   ``Lab`` writes them to a folder (positions name their spec by file) and builds
   positions, decks and states; ``rove.spec.parse_spec`` reads a spec without a file.
-* ``runner`` (Typer's CliRunner) and ``rove_script()`` (the installed console script);
+* ``runner`` (Typer's CliRunner) and ``rove_script()`` (the venv's console script);
+  ``installed``, the wheel ``make dist`` builds installed in a fresh venv (tests/installed.py);
   ``fake_book``, ``rove book`` with instant fakes for tests of its outputs.
 
 Slow tests are marked ``@pytest.mark.slow``; pyproject.toml deselects them unless the
@@ -36,6 +37,7 @@ from typing import Any
 
 import pytest
 import yaml
+from installed import Installed, installed_rove
 from typer.testing import CliRunner
 
 from rove.engine import Deck, State, state_from_position
@@ -259,6 +261,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
 @pytest.fixture(scope="module")
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Installed:
+    """rove as a user installs it (tests/installed.py): the wheel in a fresh venv with no
+    Rust on its PATH, built once a run and shared by the xdist workers."""
+    base = tmp_path_factory.getbasetemp()
+    return installed_rove(base if worker_id == "master" else base.parent)
 
 
 def rove_script() -> str:

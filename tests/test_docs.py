@@ -8,10 +8,11 @@ writers; in short:
   -m slow``), or leave it out with the reason.  A command in a document that is not
   listed fails the suite, and so does a listed one no document shows any more.
 * A page is one session, as a reader following it would have: its steps run in order, in
-  one fresh folder holding a copy of the repository's ``specs/`` and an empty
-  ``output/``.  A fenced block with a title (```` ```yaml title="puzzle.yaml" ````) is
-  written to that file when the page reaches it.  A page with a slow step runs whole in
-  the slow suite.
+  one fresh empty folder outside the checkout, with the ``rove`` a user installs (the
+  wheel of ``make dist`` in a fresh venv, tests/installed.py), so every example works
+  from any folder.  A fenced block with a title (```` ```yaml title="puzzle.yaml" ````)
+  is written to that file when the page reaches it.  A page with a slow step runs whole
+  in the slow suite.
 * What a command prints (stdout and stderr together, trailing blanks dropped) must match
   what the document shows, but for the volatile parts: a time in seconds (``0.03 s``)
   matches any time; ``...`` inside a line matches any text there; a line holding only
@@ -23,13 +24,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from installed import Installed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs" / "tools"))
@@ -45,7 +46,9 @@ LONG = "takes minutes: it is what the page tells the reader to run, not an examp
 #: every documented command: RUN, SLOW, or the reason it is not run
 EXAMPLES: dict[str, str] = {
     # getting started
-    "rove validate specs/standard.yaml": RUN,
+    "rove validate standard": RUN,
+    "rove new my-deck.yaml --from standard": RUN,
+    "rove validate my-deck.yaml": RUN,
     "rove deal --seed 7": RUN,
     "rove solve puzzle.yaml": RUN,
     "rove solve puzzle.yaml --json > plan.json": RUN,
@@ -72,7 +75,7 @@ EXAMPLES: dict[str, str] = {
     "rove cards standard --list-presets": RUN,
     # designing a deck
     "rove validate bad.yaml": RUN,
-    "cp specs/classic.yaml my-deck.yaml": RUN,
+    "rove new my-deck.yaml --from classic": RUN,
     "rove check classic --deals 10 --starts 0 --player thoughtful --jobs 1": RUN,
     "rove check my-deck.yaml --deals 20 --starts 0 --player thoughtful --jobs 1": RUN,
     "rove check my-deck.yaml --deals 3 --starts 0 --difficulty normal --player expert --jobs 1": RUN,
@@ -181,12 +184,11 @@ def _same(step: Step, actual: str) -> bool:
     return matches(step.expected, actual)
 
 
-def run_page(page: Page, folder: Path, kinds: tuple[str, ...]) -> None:
-    """Run the page's steps of these kinds, in order, in one folder (a reader's session)."""
-    shutil.copytree(ROOT / "specs", folder / "specs")
-    (folder / "output").mkdir()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "COLUMNS": "80", "NO_COLOR": "1"}
+def run_page(page: Page, folder: Path, kinds: tuple[str, ...], installed: Installed) -> None:
+    """Run the page's steps of these kinds, in order, in one empty folder outside the
+    checkout (a reader's session), with the installed command."""
+    assert not folder.resolve().is_relative_to(ROOT)
+    env = installed.env(COLUMNS="80")
     for item in page.items:
         if isinstance(item, File):
             (folder / item.name).write_text(item.text, encoding="utf-8")
@@ -228,14 +230,14 @@ def test_the_masks_hide_only_what_they_say() -> None:
 
 
 @pytest.mark.parametrize("page", _pages(RUN), ids=lambda p: p.where)
-def test_cheap_examples_print_what_the_documents_say(page: Page, tmp_path: Path) -> None:
-    run_page(page, tmp_path, (RUN,))
+def test_cheap_examples_print_what_the_documents_say(page: Page, tmp_path: Path, installed: Installed) -> None:
+    run_page(page, tmp_path, (RUN,), installed)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", _pages(SLOW), ids=lambda p: p.where)
-def test_slow_examples_print_what_the_documents_say(page: Page, tmp_path: Path) -> None:
-    run_page(page, tmp_path, (RUN, SLOW))
+def test_slow_examples_print_what_the_documents_say(page: Page, tmp_path: Path, installed: Installed) -> None:
+    run_page(page, tmp_path, (RUN, SLOW), installed)
 
 
 # ---------------------------------------------------------------- the command reference

@@ -10,7 +10,7 @@ from typing import Literal, TypeAlias, final
 
 __all__ = ["Deck", "successors", "revealed", "generate_all", "estimate", "solve_mission", "solve_game",
            "zero_point_walk", "table_distance", "build_table", "pair_costs", "chain_cost", "MAX_MODULES", "MAX_CARDS",
-           "TABLES_AFTER"]
+           "TABLES_AFTER", "BUILD"]
 
 # The aliases below are names for the stub only (the module does not define them).
 #: (cells, spent, hand, draw, discard, card, points, mission, done, completed, status,
@@ -37,6 +37,8 @@ MAX_MODULES: int
 MAX_CARDS: int
 #: asks after which a solve switches a distance table on, by default
 TABLES_AFTER: int
+#: the build, as ``rove --version`` prints it: version, profile, target
+BUILD: str
 
 @final
 class Deck:

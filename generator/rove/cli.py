@@ -79,6 +79,23 @@ app.add_typer(generate_app, name="generate")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .about import version_text
+
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print the version, the search core's build and where the bundled decks are.")] = False,
+) -> None:
+    """Rules engine, solvers, puzzle books and print-and-play cards for the solo card game ROVE."""
+
+
 def say(message: str) -> None:
     """A line on stderr; a stderr that cannot be written is no reason for a traceback."""
     try:
@@ -215,6 +232,29 @@ def validate(
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
+
+
+# --------------------------------------------------------------------------- new
+
+
+@app.command()
+@handles_input_errors
+def new(
+    output: Annotated[Path, typer.Argument(parser=file_path, help="The deck file to write (YAML).")],
+    start: Annotated[str, typer.Option("--from", help="The bundled deck to start from.")] = "standard",
+    force: Annotated[bool, typer.Option(help="Replace the file if it exists.")] = False,
+) -> None:
+    """Start a deck of your own: write a bundled deck, its comments included, as a file to edit."""
+    from .spec import bundled_spec_text
+
+    text = bundled_spec_text(start)
+    check_output(output, "FILE")
+    if output.exists() and not force:
+        raise InputError.single(str(output), None, "exists already; give another file name, or "
+                                                   "--force to replace it")
+    write_output(output, text)
+    typer.echo(f"wrote {output}: the {start} deck, to edit; check it with `rove validate {output}`",
+               err=True)
 
 
 # --------------------------------------------------------------------------- deal

@@ -43,8 +43,9 @@ MAX_INCLUDES = 100
 MAX_CARDS = 1000  # cards in one spec (a real deck has a dozen; every card costs memory and print time)
 """Most files one spec may include, at any depth (each one at most once; docs/LIMITS.md)."""
 
-BUNDLED_DIR = Path(__file__).resolve().parents[2] / "specs"
-"""Bundled specs: the repository's ``specs/`` folder (rove is installed editable from it)."""
+BUNDLED_DIR = Path(__file__).resolve().parent / "specs"
+"""Bundled specs and their JSON Schemas: package data, installed with rove (the
+repository's ``specs/`` is a link to this folder)."""
 DEFAULT_SPEC = "standard"
 """The bundled deck every command plays when it is not given one."""
 
@@ -203,6 +204,25 @@ def ref_of(spec: Spec) -> str:
 
 def bundled_names() -> list[str]:
     return sorted(p.stem for p in BUNDLED_DIR.glob("*.yaml"))
+
+
+_SCHEMA_LINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.MULTILINE)
+
+
+def bundled_spec_text(name: str) -> str:
+    """The text of bundled deck ``name``, comments and layout as shipped, for a designer
+    to start a deck of their own from (``rove new``).  Its editor line names the JSON
+    Schema by a path relative to the bundled folder, which means nothing beside the
+    designer's copy, so it is rewritten to the installed schema's absolute path."""
+    if name not in bundled_names():
+        raise InputError.single(f"--from {name}", None, f"no bundled deck of that name; bundled decks: "
+                                            f"{', '.join(bundled_names())}")
+    text = (BUNDLED_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+
+    def absolute(match: re.Match[str]) -> str:
+        return f"# yaml-language-server: $schema={(BUNDLED_DIR / match.group(1)).as_posix()}"
+
+    return _SCHEMA_LINE.sub(absolute, text, count=1)
 
 
 def load_spec(ref: str | Path, base_dir: Path | None = None) -> Spec:

@@ -782,5 +782,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_MODULES", MAX_MODULES)?;
     m.add("MAX_CARDS", MAX_CARDS)?;
     m.add("TABLES_AFTER", ACTIVATE_AFTER)?;
+    m.add(
+        "BUILD",
+        format!(
+            "rove-core {} ({}, {}-{}, abi3 CPython 3.11+)",
+            env!("CARGO_PKG_VERSION"),
+            if cfg!(debug_assertions) { "debug" } else { "release" },
+            std::env::consts::ARCH,
+            std::env::consts::OS,
+        ),
+    )?;
     Ok(())
 }

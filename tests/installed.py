@@ -1,0 +1,85 @@
+"""rove as a user installs it: the wheel ``make dist`` builds, pip-installed into a fresh
+virtual environment whose PATH holds no Rust toolchain.
+
+Built once per test run and shared by the pytest-xdist workers (a lock file in the
+run's shared temporary folder; the first worker builds, the others wait and reuse it),
+so the wheel test and the documents' examples (tests/test_docs.py) both run the
+installed command, from folders outside the checkout, as a reader would.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: what a user's machine has without Rust: the system folders, never ~/.cargo/bin
+SYSTEM_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A fresh virtual environment with rove's wheel installed in it."""
+
+    wheel: Path
+    venv: Path
+    #: what pip printed while installing the wheel
+    log: str
+
+    @property
+    def bin(self) -> Path:
+        return self.venv / "bin"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment a command of the installed rove runs in: its venv first on a
+        PATH with no cargo or rustc, nothing pointing back into the checkout."""
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "CARGO_HOME", "RUSTUP_HOME")}
+        env.update(PATH=f"{self.bin}{os.pathsep}{SYSTEM_PATH}", NO_COLOR="1", **extra)
+        return env
+
+
+def _no_rust(path: str) -> None:
+    for tool in ("cargo", "rustc"):
+        found = shutil.which(tool, path=path)
+        assert found is None, f"{tool} is on the PATH the install must do without: {found}"
+
+
+def _build(where: Path) -> Installed:
+    dist = where / "dist"
+    subprocess.run(["make", "--no-print-directory", "dist", f"DIST={dist}"], cwd=ROOT, check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    wheels = sorted(dist.glob("rove-*.whl"))
+    assert len(wheels) == 1, f"make dist wrote {wheels}"
+    venv = where / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True)
+    installed = Installed(wheels[0], venv, "")
+    env = installed.env()
+    _no_rust(env["PATH"])
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", str(wheels[0])],
+                          cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert proc.returncode == 0, f"pip install of the wheel failed:\n{proc.stdout}{proc.stderr}"
+    return Installed(wheels[0], venv, proc.stdout + proc.stderr)
+
+
+def installed_rove(shared: Path) -> Installed:
+    """The installed rove of this test run, built under ``shared`` by whichever worker
+    gets there first (a failed build is tried again by the next worker that asks)."""
+    shared.mkdir(parents=True, exist_ok=True)
+    where = shared / "rove-wheel"
+    done = where / "installed.txt"
+    with open(shared / "rove-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(where, ignore_errors=True)
+            where.mkdir()
+            built = _build(where)
+            done.write_text(f"{built.wheel}\n{built.log}", encoding="utf-8")
+        wheel, log = done.read_text(encoding="utf-8").split("\n", 1)
+    return Installed(Path(wheel), where / "venv", log)
