@@ -694,15 +694,15 @@ def _parse_offset(text: str) -> tuple[float, float]:
 
 def _list_presets(as_json: bool) -> None:
     from rich.console import Console
-    from rich.table import Table
 
     from .pdf.presets import preset_rows
+    from .screen import FittedTable
 
     rows = preset_rows()
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title="rove cards --preset NAME (options given on the command line win)")
+    table = FittedTable(title="rove cards --preset NAME (options given on the command line win)")
     for col in ("name", "output", "card", "bleed mm", "safe mm", "dpi", "order", "colour", "stamp"):
         table.add_column(col, no_wrap=col in ("name", "order"))
     for r in rows:
@@ -1148,9 +1148,9 @@ def generate_missions(
     elif output is None:
         typer.echo(text, nl=False)
     if not as_json:
-        from rich.table import Table
+        from .screen import FittedTable
 
-        table = Table(title=f"{len(campaign.missions)} missions, optimal cost (points, by movement) in "
+        table = FittedTable(title=f"{len(campaign.missions)} missions, optimal cost (points, by movement) in "
                             f"[{min_cost}, {max_cost}]")
         for col in ("card", "title", "cells", "named", "target", "cost", "rounds"):
             table.add_column(col, justify="right" if col in ("cells", "target", "cost", "rounds") else "left")

@@ -49,10 +49,12 @@ def _span(lo: float | None, hi: float | None) -> str:
 
 def _table(title: str, *cols: str, left: int = 1) -> Any:
     from rich import box
-    from rich.table import Table
 
-    # collapsed padding: the interval columns keep their figures in 80 columns
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+    from ..screen import FittedTable
+
+    # collapsed padding: the interval columns keep their figures in 80 columns; narrower,
+    # a table that cannot fit prints a block a row rather than cut figures
+    t = FittedTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               collapse_padding=True, title_style="bold")
     for i, col in enumerate(cols):
         t.add_column(col, justify="left" if i < left else "right")
