@@ -340,21 +340,25 @@ def test_a_missing_picture_becomes_a_note_and_a_present_one_stays(tmp_path: Path
     assert "gone.png" not in out and '!!! note "Picture not built: Gone away"' in out and "make docs" in out
 
 
-def test_the_tracked_files_alone_build_the_guide_strictly(tmp_path: Path) -> None:
-    """A fresh clone has no generated pictures (only `make docs` makes them, with a
-    browser): a plain `mkdocs build --strict` of the tracked files must still pass."""
+def build_tracked_site(folder: Path) -> Path:
+    """The guide built strictly from the tracked files alone, as on a fresh clone (no
+    generated pictures: only `make docs` makes them, with a browser); its site folder."""
     listed = subprocess.run(["git", "ls-files", "-z", "docs", "mkdocs.yml"], cwd=ROOT, capture_output=True)
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
     for name in listed.stdout.decode().split("\0"):
         if name:
-            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / name).write_bytes((ROOT / name).read_bytes())
-    assert not (tmp_path / "docs" / "assets" / "generated").exists()
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes((ROOT / name).read_bytes())
+    assert not (folder / "docs" / "assets" / "generated").exists()
     mkdocs = Path(sys.executable).parent / "mkdocs"
-    proc = subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "-f", str(tmp_path / "mkdocs.yml"),
-                           "-d", str(tmp_path / "site")], cwd=tmp_path, capture_output=True, text=True,
+    proc = subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "-f", str(folder / "mkdocs.yml"),
+                           "-d", str(folder / "site")], cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    return folder / "site"
+
+
+def test_the_tracked_files_alone_build_the_guide_strictly(tmp_path: Path) -> None:
+    index = (build_tracked_site(tmp_path) / "index.html").read_text(encoding="utf-8")
     assert "Picture not built" in index and "assets/generated/" not in index

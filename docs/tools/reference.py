@@ -155,6 +155,6 @@ def options_table(command: str) -> str:
 
 def expand(markdown: str) -> str:
     """A page with every marker replaced by its command's table, in a block the guide's
-    style sheet (docs/assets/extra.css) turns into a list of options on a narrow screen."""
-    return MARKER.sub(lambda m: f'<div class="rove-options" markdown>\n\n{options_table(m.group(1))}\n</div>',
+    style sheet (docs/assets/extra.css, .options-table) turns into a list of options on a narrow screen."""
+    return MARKER.sub(lambda m: f'<div class="options-table" markdown>\n\n{options_table(m.group(1))}\n</div>',
                       markdown)
