@@ -115,11 +115,10 @@ def bytecode_state(package: Path) -> tuple[int, int]:
 
 def cold_copy(tmp: Path) -> dict[str, str]:
     """A copy of the package without bytecode, and the environment that runs it: the copy
-    first on the path, no bytecode written.  ``specs/`` is linked beside it, where the
-    package finds its bundled decks."""
+    first on the path, no bytecode written (the bundled decks are package data: they come
+    along)."""
     root = tmp / "cold"
     shutil.copytree(PACKAGE, root / "generator" / "rove", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "specs").symlink_to(PACKAGE.parents[1] / "specs")
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     env["PYTHONPATH"] = os.pathsep.join([str(root / "generator"), *filter(None, [env.get("PYTHONPATH")])])
     return env
