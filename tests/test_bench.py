@@ -28,6 +28,7 @@ LIGHT = [
     ("expert.py", ["--decks", "classic", "--deals", "1", "--difficulty", "normal", "--jobs", "1"]),
     ("first_mission.py", ["--deals", "2"]),
     ("grading.py", ["--count", "5"]),
+    ("install.py", ["--count", "1"]),
     ("memory.py", ["--nodes", "1,2000"]),
     ("play.py", ["--moves", "3"]),
     ("seer.py", ["--decks", "classic", "--deals", "1", "--difficulty", "normal", "--nodes", "20000",
