@@ -171,9 +171,13 @@ def test_the_optimal_plan_completes_the_puzzle_and_exports_replay(puzzle_file: P
     (tmp_path / "plan.json").write_text(client.get("/api/export/plan").text, encoding="utf-8")
     r = replay(pos, load_plan(tmp_path / "plan.json"))
     assert r.legal and r.goal_reached and r.points_spent == 3
-    # no position once the goal is reached: a 409 that says to export the plan
+    # once the goal is reached there is no position now: the start is exported, which
+    # `rove replay` reads with the plan to play the finished game through
     over = client.get("/api/export/position")
-    assert over.status_code == 409 and "plan" in over.json()["error"]
+    assert over.status_code == 200 and 'filename="rove-position-start.yaml"' in over.headers["content-disposition"]
+    (tmp_path / "start.yaml").write_text(over.text, encoding="utf-8")
+    r = replay(load_position(tmp_path / "start.yaml"), load_plan(tmp_path / "plan.json"))
+    assert r.legal and r.goal_reached and r.points_spent == 3
 
 
 def test_an_exported_position_names_a_copied_spec_by_its_absolute_path(tmp_path: Path) -> None:

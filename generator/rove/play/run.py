@@ -12,9 +12,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .session import Started
+
+if TYPE_CHECKING:
+    from .book import Book
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 """The ``--host`` values that bind the loopback interface (the app then answers only
@@ -46,8 +50,21 @@ def export_spec_ref(ref: str, base_dir: Path | None) -> str:
     return str(path.resolve())
 
 
+def book_of(opts: PlayOptions) -> Book | None:
+    """The book whose export folder is to be played (InputError for a bad index), or None."""
+    if opts.position is None or not opts.position.is_dir():
+        return None
+    from .book import load_index
+
+    return load_index(opts.position)
+
+
 def started_from(opts: PlayOptions) -> Started:
-    """The position to play and its title (InputError for a bad file or spec)."""
+    """The position to play and its title (InputError for a bad file or spec); for a
+    book's folder, its first puzzle."""
+    book = book_of(opts)
+    if book is not None:
+        return book.started(book.puzzles[0].number, opts.open_deck)
     if opts.position is not None:
         from ..position import position_from_data
         from ..yamlio import LineDict, load_yaml_file
@@ -90,7 +107,8 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
     The socket is bound, and the browser sent to it, before the web stack is imported
     and the session built: the browser starts while they load, and its first request
     waits in the socket's queue, so the page appears as soon as both are ready."""
-    started = started_from(opts)
+    book = book_of(opts)
+    started = book.started(book.puzzles[0].number, opts.open_deck) if book else started_from(opts)
     try:
         sock = bind(opts.host, opts.port)
     except OSError as exc:
@@ -105,7 +123,8 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
                 "can reach this machine can play this game and ask the coach (who knows the deck's order)")
         shown = f"[{opts.host.strip('[]')}]" if ":" in opts.host else opts.host
         url = f"http://{shown}:{port}/"
-        say(f"rove play: {started.title} at {url} (Ctrl-C stops)")
+        what = f"the book {book.title!r} ({len(book.puzzles)} puzzles)" if book else started.title
+        say(f"rove play: {what} at {url} (Ctrl-C stops)")
         if opts.browser:
             import webbrowser
 
@@ -118,7 +137,7 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
         coach = Coach(session, opts.coach_nodes, opts.expert_nodes, think_ahead=True)
         coach.look_ahead()  # the start's verdict, while the player looks at the board
         try:
-            serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",)), sock)
+            serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",), book), sock)
         finally:
             coach.close()
     finally:
