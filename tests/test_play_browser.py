@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from conftest import rove_script
-from test_play import LAST_MISSION, LOSING_MOVE, PUZZLE, PUZZLE_PLAN, make_file
+from test_play import LAST_MISSION, LOSING_MOVE, PUZZLE, PUZZLE_PLAN, book_folder, make_file
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -486,5 +486,47 @@ def test_no_drawing_takes_another_modules_click(desktop: object, tmp_path: Path)
         click(d, '[data-module="M"]')
         click(d, '[data-module="S"]')
         wait_text(d, "#selection", r"^S ")
+    finally:
+        stop(proc)
+
+
+def test_a_books_puzzle_list(desktop: object, tmp_path: Path) -> None:
+    """Issue 61.3: `rove play DIR` lists the book's puzzles (number, title, kind, stars);
+    picking one plays it, the book's hints come one level at a time, and a solved
+    puzzle is ticked, also after a reload."""
+    import json
+
+    d = desktop
+    folder = book_folder(tmp_path)
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    proc, url = serve(folder)
+    try:
+        d.get(url)  # type: ignore[attr-defined]
+        wait_text(d, "#book-title", r"A classic book \(seed 1\)")
+        rows = wait_text(d, "#puzzles", "4")
+        for p in index["puzzles"]:
+            assert p["title"] in rows and p["kind"] in rows
+        assert js(d, "return document.querySelector('[data-puzzle=\"3\"] .stars').textContent") == "★"
+        shot(d, "book-list")
+        click(d, '[data-puzzle="2"] button')
+        wait_text(d, "#title", "^Puzzle 2: ")
+        assert "puzzle=2" in str(js(d, "return location.hash"))
+        click(d, "#book-hint")
+        wait_text(d, "#book-hints", "^Book hint 1 of 3: puzzle 2, hint 1$")
+        click(d, "#book-hint")
+        wait_text(d, "#book-hints", "hint 1 .*Book hint 2 of 3: puzzle 2, hint 2$")
+        solution = [step for step in json.loads((folder / "02-mission.plan.json").read_text(encoding="utf-8"))]
+        from rove.actions import Action
+
+        for i, step in enumerate(solution, 1):
+            click_action(d, Action.from_json(step).notation())
+            wait_plan(d, i)
+        wait_text(d, "#status", "mission complete")
+        click(d, "#to-book")
+        wait_text(d, '[data-puzzle="2"]', "✓")
+        assert js(d, "return location.hash") == ""
+        d.get(url)  # type: ignore[attr-defined]
+        wait_text(d, '[data-puzzle="2"]', "✓")
+        assert "✓" not in str(js(d, "return document.querySelector('[data-puzzle=\"1\"]').textContent"))
     finally:
         stop(proc)

@@ -340,7 +340,7 @@ function render(v) {
   document.title = `${v.title || "rove play"}: rove play`;
   draw();
   if (moved) {
-    history.replaceState(null, "", "#" + linkOf(v));
+    if ($("book").hidden) history.replaceState(null, "", "#" + linkOf(v));
     if (v.puzzle !== null && (v.status === "goal" || v.status === "won")) markSolved(v.puzzle);
   }
 }
@@ -414,6 +414,10 @@ function showBook(on) {
   $("book").hidden = !on;
   $("game").hidden = on;
   $("bar").hidden = on;
+  // the address names what is shown: the list (no game), or the game played
+  history.replaceState(null, "", on ? location.pathname : "#" + linkOf(view));
+  $("title").textContent = on ? book.title : view.title;
+  $("goal").hidden = $("status").hidden = on;
   if (!on) return;
   $("book-title").textContent = `${book.title} (seed ${book.seed})`;
   const solved = solvedSet();
@@ -473,8 +477,11 @@ async function ask(what) {
 }
 
 async function poll(id) {
-  while (job && job.job === id && (job.status === "queued" || job.status === "running")) {
-    await new Promise((r) => setTimeout(r, 150));
+  // soon at first (most answers are ready in a few milliseconds: a line already found),
+  // then every 150 ms while a search runs
+  for (let wait = 5; job && job.job === id && (job.status === "queued" || job.status === "running");
+       wait = Math.min(150, wait * 2)) {
+    await new Promise((r) => setTimeout(r, wait));
     let got;
     try { got = await call("GET", `/api/coach/${id}`); } catch (err) { $("coach").textContent = err.message; return; }
     if (!job || job.job !== id) return;  // the position changed meanwhile: render() let it go
@@ -573,6 +580,7 @@ async function begin() {
       $("to-book").hidden = false;
     }
     const linked = readLink() !== null;
+    if (book && !linked) $("book").hidden = false;  // the list first: render() leaves the address alone
     render(await followLink(v));
     if (book && !linked) showBook(true);
   } catch (err) {
