@@ -271,6 +271,11 @@ def test_no_answer_outlives_its_position(desktop: object, tmp_path: Path) -> Non
     try:
         d.get(url)  # type: ignore[attr-defined]
         wait_text(d, "#title", "Puzzle 5")
+        js(d, """const real = window.fetch; window.posts = [];
+                 window.fetch = (url, o) => {
+                   if (o && o.method === "POST") posts.push([url, o.headers["Content-Type"]]);
+                   return real(url, o);
+                 };""")
         key(d, "h")
         start_hint = wait_text(d, "#coach", "is the module to use next|play a card")
         click_action(d, "play c06+")
@@ -291,6 +296,10 @@ def test_no_answer_outlives_its_position(desktop: object, tmp_path: Path) -> Non
                 time.sleep(0.2)
         key(d, "h")
         assert wait_text(d, "#coach", "is the module to use next|play a card") == start_hint
+        # every POST the page made (move, coach, undo, redo, restart) said it is JSON
+        posts = js(d, "return posts")
+        assert {u.rsplit("/", 1)[1] for u, _ in posts} >= {"action", "coach", "undo", "redo", "goto"}
+        assert {t for _, t in posts} == {"application/json"}
     finally:
         stop(proc)
 

@@ -31,10 +31,11 @@ function el(tag, attrs = {}, parent = null, text = null) {
 // ---------------------------------------------------------------- talking to the server
 
 async function call(method, url, body) {
+  // every POST is JSON, with its content type (an empty object when there is nothing to say)
   const opts = {method, headers: {}};
-  if (body !== undefined) {
+  if (method === "POST" || body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body === undefined ? {} : body);
   }
   const res = await fetch(url, opts);
   const data = await res.json().catch(() => ({error: `${res.status} ${res.statusText}`}));
