@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import InputError
-from .session import Started
+from .session import Started, export_spec_ref
 
 INDEX = "index.json"
 FORMAT = "rove-book-index"
@@ -68,7 +68,6 @@ class Book:
         """The puzzle ``number`` as a game to play (InputError for a bad position file)."""
         from ..position import position_from_data
         from ..yamlio import load_yaml_file
-        from .run import export_spec_ref
 
         entry = self.entry(number)
         assert entry is not None

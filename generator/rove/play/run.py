@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .session import Started
+from .session import Started, export_spec_ref
 
 if TYPE_CHECKING:
     from .book import Book
@@ -37,17 +37,6 @@ class PlayOptions:
     open_deck: bool = False
     coach_nodes: int = 1_000_000
     expert_nodes: int = 300_000
-
-
-def export_spec_ref(ref: str, base_dir: Path | None) -> str:
-    """How an exported position names its spec: a bundled name stays a name; a file is
-    named by its absolute path, since the browser may save the export anywhere."""
-    from ..spec import BUNDLED_DIR, resolve_spec_ref
-
-    path = resolve_spec_ref(ref, base_dir)
-    if path.resolve().parent == BUNDLED_DIR and path.stem == ref:
-        return ref
-    return str(path.resolve())
 
 
 def book_of(opts: PlayOptions) -> Book | None:

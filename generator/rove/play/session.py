@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..actions import Action, dumps_plan
@@ -54,6 +55,17 @@ class Started:
     open_deck: bool = False
     #: the puzzle's number when it is one of a book's (``rove play DIR``), else None
     puzzle: int | None = None
+
+
+def export_spec_ref(ref: str, base_dir: Path | None) -> str:
+    """How an exported position names its spec: a bundled name stays a name; a file is
+    named by its absolute path, since the browser may save the export anywhere."""
+    from ..spec import BUNDLED_DIR, resolve_spec_ref
+
+    path = resolve_spec_ref(ref, base_dir)
+    if path.resolve().parent == BUNDLED_DIR and path.stem == ref:
+        return ref
+    return str(path.resolve())
 
 
 def pattern_json(p: Pattern) -> list[list[Any]]:
