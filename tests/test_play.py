@@ -630,3 +630,26 @@ def test_answers_go_out_without_waiting_for_an_ack() -> None:
                 assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         sock.close()
+
+
+def test_ctrl_c_exits_130_while_the_compiled_core_searches() -> None:
+    """Ctrl-C while the coach's thread is inside the compiled core (the think-ahead
+    verdict and a hint of a deal): the worker is told to stop and waited for, so the
+    process exits 130; exiting under it aborted ("FATAL: exception not rethrown", 134)."""
+    proc = subprocess.Popen([rove_script(), "play", "--deal", "7", "--no-browser"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stderr.readline())
+        assert m
+        for path, body in (("api/action", {"action": "play c01+"}), ("api/coach", {"ask": "hint"})):
+            req = urllib.request.Request(m.group(1) + path, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+            with urllib.request.urlopen(req) as res:
+                assert res.status in (200, 202)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        assert "FATAL" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

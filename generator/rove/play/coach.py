@@ -236,12 +236,21 @@ class Coach:
         return next((j for j in self.jobs.values() if j.version == version and j.ask == "verdict"
                      and j.status in (QUEUED, RUNNING)), None)
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
+        """Stop: every job is cancelled, the running one too; then wait up to ``wait``
+        seconds for the worker to leave its search.  A process that exits while the
+        worker is inside the compiled core can abort ("FATAL: exception not rethrown",
+        exit 134, instead of Ctrl-C's 130): the thread, back from the core at
+        interpreter shutdown, is torn down through the core's frames."""
         with self.cond:
             self.closed = True
             for job in self.queue:
                 job.cancel.set()
+            if self.running is not None:
+                self.running.cancel.set()
             self.cond.notify_all()
+        if wait and self.thread is not None:
+            self.thread.join(wait)
 
     def _drop_stale(self, version: int) -> None:
         for job in self.jobs.values():
