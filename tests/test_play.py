@@ -171,9 +171,13 @@ def test_the_optimal_plan_completes_the_puzzle_and_exports_replay(puzzle_file: P
     (tmp_path / "plan.json").write_text(client.get("/api/export/plan").text, encoding="utf-8")
     r = replay(pos, load_plan(tmp_path / "plan.json"))
     assert r.legal and r.goal_reached and r.points_spent == 3
-    # no position once the goal is reached: a 409 that says to export the plan
+    # once the goal is reached there is no position now: the start is exported, which
+    # `rove replay` reads with the plan to play the finished game through
     over = client.get("/api/export/position")
-    assert over.status_code == 409 and "plan" in over.json()["error"]
+    assert over.status_code == 200 and 'filename="rove-position-start.yaml"' in over.headers["content-disposition"]
+    (tmp_path / "start.yaml").write_text(over.text, encoding="utf-8")
+    r = replay(load_position(tmp_path / "start.yaml"), load_plan(tmp_path / "plan.json"))
+    assert r.legal and r.goal_reached and r.points_spent == 3
 
 
 def test_an_exported_position_names_a_copied_spec_by_its_absolute_path(tmp_path: Path) -> None:
@@ -516,6 +520,135 @@ def test_ctrl_c_exits_130_while_the_coach_is_busy(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
         assert "interrupted" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+# --------------------------------------------------------------------------- a book's folder (rove play DIR)
+
+
+def book_folder(folder: Path) -> Path:
+    """A classic book's export (`rove book --export-dir`) with an index.json written by
+    hand from its files, in the format docs/FORMATS.md gives ("Book index")."""
+    out = folder / "book"
+    subprocess.run([rove_script(), "book", "--spec", "classic", "--count", "4", "--seed", "1",
+                    "-o", str(folder / "book.pdf"), "--export-dir", str(out)], check=True, capture_output=True)
+    puzzles = []
+    for path in sorted(out.glob("[0-9][0-9]-*.yaml")):
+        number, kind = int(path.name[:2]), path.stem.split("-")[1]
+        title = re.sub(r"^Puzzle \d+: ", "", load_position_title(path))
+        plan = load_plan(path.with_name(path.stem + ".plan.json"))
+        optimum = None if kind == "deal" else {"points": sum(a.act == "move" for a in plan),
+                                              "cards": sum(a.act == "play" for a in plan),
+                                              "abilities": sum(a.act == "ability" for a in plan)}
+        puzzles.append({"number": number, "file": path.name, "solution": path.stem + ".plan.json",
+                        "title": title, "kind": kind, "stars": 1 + number % 3, "optimum": optimum,
+                        "hints": [f"puzzle {number}, hint {level}" for level in (1, 2, 3)]})
+    index = {"format": "rove-book-index", "version": 1, "title": "A classic book", "spec": "specs/classic.yaml",
+             "seed": 1, "puzzles": puzzles}
+    (out / "index.json").write_text(json.dumps(index, indent=2), encoding="utf-8")
+    return out
+
+
+def load_position_title(path: Path) -> str:
+    m = re.search(r'^title: "(.*)"$', path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert m, path
+    return m.group(1)
+
+
+def test_a_books_folder_lists_its_puzzles_and_plays_them(tmp_path: Path) -> None:
+    from rove.play.book import load_index
+
+    folder = book_folder(tmp_path)
+    book = load_index(folder)
+    session = Session(book.started(1))
+    coach = Coach(session, 200_000, 50_000)
+    client = TestClient(create_app(session, coach, book=book), base_url="http://127.0.0.1",
+                        raise_server_exceptions=False)
+    listing = client.get("/api/book").json()
+    assert listing["key"] == "A classic book#1" and [p["number"] for p in listing["puzzles"]] == [1, 2, 3, 4]
+    assert listing["puzzles"][1]["hints"] == ["puzzle 2, hint 1", "puzzle 2, hint 2", "puzzle 2, hint 3"]
+    assert "file" not in listing["puzzles"][0]  # the page picks by number; it never names a file
+    v = client.post("/api/book/open", json={"number": 2}).json()
+    assert v["puzzle"] == 2 and v["title"].startswith("Puzzle 2: ") and v["goal"] == "mission"
+    solution = [a.notation() for a in load_plan(folder / "02-mission.plan.json")]
+    v = client.post("/api/line", json={"puzzle": 2, "plan": solution}).json()
+    assert v["status"] == "goal" and v["plan"] == solution
+    # another puzzle by the address's line; a bad number or line is a 4xx, the game unchanged
+    assert client.post("/api/book/open", json={"number": 9}).status_code == 400
+    assert client.post("/api/line", json={"puzzle": 2, "plan": ["B N9"]}).status_code == 422
+    assert client.get("/api/state").json()["plan"] == solution
+    assert client.post("/api/line", json={"puzzle": 4, "plan": []}).json()["puzzle"] == 4
+    # without a book there is no list
+    client, _, _ = make(make_file(tmp_path, PUZZLE))
+    assert client.get("/api/book").status_code == 404
+
+
+def test_a_shared_link_plays_its_position_only_on_its_deck(tmp_path: Path) -> None:
+    client, session, _ = make(make_file(tmp_path, LAST_MISSION))
+    v = client.post("/api/line", json={"position": PUZZLE, "plan": PUZZLE_PLAN[:2]}).json()
+    assert v["title"] == "Puzzle 5: bonus first" and v["plan"] == PUZZLE_PLAN[:2]
+    assert session.started.spec_ref == "classic"
+    standard = PUZZLE.replace("spec: classic", "spec: standard")
+    r = client.post("/api/line", json={"position": standard, "plan": []})
+    assert r.status_code == 422 and "this server plays 'classic'" in r.json()["error"]
+    assert client.get("/api/state").json()["plan"] == PUZZLE_PLAN[:2]
+
+
+def test_a_folder_without_a_good_index_is_bad_input(tmp_path: Path, runner: CliRunner) -> None:
+    r = runner.invoke(app, ["play", str(tmp_path), "--no-browser"])
+    assert r.exit_code == 2 and "without index.json" in r.output and "rove book --export-dir" in r.output
+    folder = book_folder(tmp_path)
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    index["puzzles"][1]["stars"] = 5
+    index["puzzles"][2]["file"] = "../elsewhere.yaml"
+    index["puzzles"][3]["hints"] = ["only one"]
+    (folder / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    r = runner.invoke(app, ["play", str(folder), "--no-browser"])
+    assert r.exit_code == 2 and f"{folder / 'index.json'}" in r.output, r.output
+    assert "puzzles[1].stars is 5" in r.output and "without '..'" in r.output and "three strings" in r.output
+    (folder / "index.json").write_text("{\n  \"format\": ", encoding="utf-8")
+    r = runner.invoke(app, ["play", str(folder), "--no-browser"])
+    assert r.exit_code == 2 and "not valid JSON" in r.output and "Traceback" not in r.output
+
+
+def test_answers_go_out_without_waiting_for_an_ack() -> None:
+    """The listening socket turns Nagle's algorithm off, and every accepted connection
+    inherits it: with it on, each request on a browser's kept-alive connection waited
+    some 40 ms for the delayed ACK (the headers and the body are two writes)."""
+    import socket
+
+    from rove.play.run import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        with socket.create_connection(sock.getsockname()):
+            conn, _ = sock.accept()
+            with conn:
+                assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        sock.close()
+
+
+def test_ctrl_c_exits_130_while_the_compiled_core_searches() -> None:
+    """Ctrl-C while the coach's thread is inside the compiled core (the think-ahead
+    verdict and a hint of a deal): the worker is told to stop and waited for, so the
+    process exits 130; exiting under it aborted ("FATAL: exception not rethrown", 134)."""
+    proc = subprocess.Popen([rove_script(), "play", "--deal", "7", "--no-browser"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stderr.readline())
+        assert m
+        for path, body in (("api/action", {"action": "play c01+"}), ("api/coach", {"ask": "hint"})):
+            req = urllib.request.Request(m.group(1) + path, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+            with urllib.request.urlopen(req) as res:
+                assert res.status in (200, 202)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        assert "FATAL" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -1058,7 +1058,8 @@ def book(
 @handles_input_errors
 def play(
     position: Annotated[Path | None, typer.Argument(help="Position YAML: a puzzle, a deal, a book "
-                                                         "export's puzzle (or use --deal).")] = None,
+                                                         "export's puzzle; or a book's export folder "
+                                                         "(its puzzle list); or use --deal.")] = None,
     deal_seed: Annotated[int | None, typer.Option("--deal", help="Play a fresh deal of this seed "
                                                                  "instead of a file.")] = None,
     spec: Annotated[str, typer.Option(help="With --deal: bundled spec name or path.")] = "standard",

@@ -209,6 +209,14 @@ class Coach:
             self._drop_stale(self.session.version)
         self.look_ahead()
 
+    def reset(self) -> None:
+        """Another game started in the session: what was known of the old one's states
+        (answers, verdicts shown) goes, and its jobs are stale."""
+        with self.cond:
+            self._drop_stale(self.session.version)
+            self.answers.clear()
+            self.shown.clear()
+
     def look_ahead(self) -> None:
         """With ``think_ahead``, on a deal: start the verdict of the current position now,
         before anybody asks (once a position; a state answered already costs nothing)."""
@@ -228,12 +236,21 @@ class Coach:
         return next((j for j in self.jobs.values() if j.version == version and j.ask == "verdict"
                      and j.status in (QUEUED, RUNNING)), None)
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
+        """Stop: every job is cancelled, the running one too; then wait up to ``wait``
+        seconds for the worker to leave its search.  A process that exits while the
+        worker is inside the compiled core can abort ("FATAL: exception not rethrown",
+        exit 134, instead of Ctrl-C's 130): the thread, back from the core at
+        interpreter shutdown, is torn down through the core's frames."""
         with self.cond:
             self.closed = True
             for job in self.queue:
                 job.cancel.set()
+            if self.running is not None:
+                self.running.cancel.set()
             self.cond.notify_all()
+        if wait and self.thread is not None:
+            self.thread.join(wait)
 
     def _drop_stale(self, version: int) -> None:
         for job in self.jobs.values():
@@ -294,7 +311,8 @@ class Coach:
         if got is not None and not (again and got.status == "unknown" and s.goal != "mission"):
             return got
         if s.goal != "mission":
-            got = self.answers[s] = self._climb(s, job, 1 if got is None else got.effort + 1)
+            got = self._climb(s, job, 1 if got is None else got.effort + 1)
+            self._keep(s, got, job)
             return got
         deck = self.session.deck
         budget = Budget(float("inf"), self.nodes) if job is None else Stoppable(self.nodes, job.cancel)
@@ -314,8 +332,14 @@ class Coach:
                 if bad is not None or end.status not in (WON, GOAL):
                     raise RuntimeError(f"solver bug: the plan from here does not replay ({bad})")
                 got = Answer("solved", tuple(plan), budget.nodes)
-        self.answers[s] = got
+        self._keep(s, got, job)
         return got
+
+    def _keep(self, s: State, got: Answer, job: Job | None) -> None:
+        """Keep an answer, unless its job went stale meanwhile (the session may have
+        started another game, whose deck the answer is not of)."""
+        if job is None or not job.cancel.is_set():
+            self.answers[s] = got
 
     def _climb(self, s: State, job: Job | None, effort: int) -> Answer:
         """A deal's verdict from ``s`` in order of cost: the seer with ``MORE ** (effort -

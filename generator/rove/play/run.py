@@ -12,9 +12,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .session import Started
+from .session import Started, export_spec_ref
+
+if TYPE_CHECKING:
+    from .book import Book
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 """The ``--host`` values that bind the loopback interface (the app then answers only
@@ -35,19 +39,21 @@ class PlayOptions:
     expert_nodes: int = 300_000
 
 
-def export_spec_ref(ref: str, base_dir: Path | None) -> str:
-    """How an exported position names its spec: a bundled name stays a name; a file is
-    named by its absolute path, since the browser may save the export anywhere."""
-    from ..spec import BUNDLED_DIR, resolve_spec_ref
+def book_of(opts: PlayOptions) -> Book | None:
+    """The book whose export folder is to be played (InputError for a bad index), or None."""
+    if opts.position is None or not opts.position.is_dir():
+        return None
+    from .book import load_index
 
-    path = resolve_spec_ref(ref, base_dir)
-    if path.resolve().parent == BUNDLED_DIR and path.stem == ref:
-        return ref
-    return str(path.resolve())
+    return load_index(opts.position)
 
 
 def started_from(opts: PlayOptions) -> Started:
-    """The position to play and its title (InputError for a bad file or spec)."""
+    """The position to play and its title (InputError for a bad file or spec); for a
+    book's folder, its first puzzle."""
+    book = book_of(opts)
+    if book is not None:
+        return book.started(book.puzzles[0].number, opts.open_deck)
     if opts.position is not None:
         from ..position import position_from_data
         from ..yamlio import LineDict, load_yaml_file
@@ -76,6 +82,10 @@ def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # no Nagle: an answer's headers and body go at once (Linux hands the option on to
+        # every accepted connection); without it each request on a kept-alive connection
+        # waited some 40 ms for the browser's delayed ACK
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host.strip("[]"), port))
         sock.listen(64)
     except OSError:
@@ -90,7 +100,8 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
     The socket is bound, and the browser sent to it, before the web stack is imported
     and the session built: the browser starts while they load, and its first request
     waits in the socket's queue, so the page appears as soon as both are ready."""
-    started = started_from(opts)
+    book = book_of(opts)
+    started = book.started(book.puzzles[0].number, opts.open_deck) if book else started_from(opts)
     try:
         sock = bind(opts.host, opts.port)
     except OSError as exc:
@@ -105,7 +116,8 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
                 "can reach this machine can play this game and ask the coach (who knows the deck's order)")
         shown = f"[{opts.host.strip('[]')}]" if ":" in opts.host else opts.host
         url = f"http://{shown}:{port}/"
-        say(f"rove play: {started.title} at {url} (Ctrl-C stops)")
+        what = f"the book {book.title!r} ({len(book.puzzles)} puzzles)" if book else started.title
+        say(f"rove play: {what} at {url} (Ctrl-C stops)")
         if opts.browser:
             import webbrowser
 
@@ -116,10 +128,11 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
 
         session = Session(started)
         coach = Coach(session, opts.coach_nodes, opts.expert_nodes, think_ahead=True)
-        coach.look_ahead()  # the start's verdict, while the player looks at the board
+        if book is None:  # a book opens on its list: the verdict waits for the puzzle picked
+            coach.look_ahead()  # the start's verdict, while the player looks at the board
         try:
-            serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",)), sock)
+            serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",), book), sock)
         finally:
-            coach.close()
+            coach.close(wait=10)
     finally:
         sock.close()

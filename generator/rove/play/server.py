@@ -27,6 +27,8 @@ from starlette.routing import Route
 
 from ..actions import Action
 from ..engine import IllegalAction
+from ..errors import InputError
+from .book import Book, shared_started
 from .coach import Coach
 from .session import NothingThere, Session
 
@@ -88,7 +90,8 @@ def parse_action(value: Any) -> Action:
     return action
 
 
-def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) -> Starlette:
+def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+               book: Book | None = None) -> Starlette:
     """The app: the page, its two files, and the API over ``session`` and ``coach``."""
     files = _page_files()
 
@@ -161,11 +164,8 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
     def export(what: str) -> Any:
         async def download(request: Request) -> Response:
             if what == "position":
-                try:
-                    text = session.position_text()
-                except NothingThere as exc:
-                    raise ApiError(409, f"{exc}; export the plan instead") from None
-                name, mime = f"rove-position-step{session.cursor}.yaml", "application/x-yaml"
+                text, name = session.export_position()
+                mime = "application/x-yaml"
             else:
                 text, name, mime = session.plan_text(), "rove-plan.json", "application/json"
             return Response(text, media_type=mime,
@@ -189,6 +189,7 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
         Route("/api/coach/{job}", job),
         Route("/api/export/position", export("position")),
         Route("/api/export/plan", export("plan")),
+        *game_routes(session, coach, book),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: refused})
@@ -207,3 +208,59 @@ def serve(app: Starlette, sock: socket.socket) -> None:
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])
     raise KeyboardInterrupt
+
+
+def game_routes(session: Session, coach: Coach, book: Book | None) -> list[Route]:
+    """The routes that change which game is played: a book's list and its puzzles
+    (``rove play DIR``), and a link's game played again (a reload, a shared address)."""
+
+    def replace(started: Any) -> None:
+        session.load(started)
+        coach.reset()
+
+    async def listing(request: Request) -> Response:
+        if book is None:
+            raise ApiError(404, "this game is not a book's: `rove play DIR` opens a book's export folder")
+        return JSONResponse(book.to_json())
+
+    def puzzle(number: Any) -> None:
+        if book is None:
+            raise ApiError(404, "this game is not a book's: `rove play DIR` opens a book's export folder")
+        if not isinstance(number, int) or isinstance(number, bool) or book.entry(number) is None:
+            raise ApiError(400, f"the book has no puzzle {number!r}; give one of its numbers")
+        try:
+            replace(book.started(number, session.started.open_deck))
+        except InputError as exc:
+            raise ApiError(422, str(exc)) from None
+
+    async def open_puzzle(request: Request) -> Response:
+        puzzle((await read_json(request)).get("number"))
+        coach.changed()
+        return JSONResponse(session.view())
+
+    async def line(request: Request) -> Response:
+        data = await read_json(request)
+        plan = data.get("plan", [])
+        if not isinstance(plan, list):
+            raise ApiError(400, "give the line as {\"plan\": [\"play c06+\", \"C N2\", ...]}")
+        actions = [parse_action(a) for a in plan]
+        if data.get("puzzle") is not None:
+            if data["puzzle"] != session.started.puzzle:
+                puzzle(data["puzzle"])
+        elif isinstance(data.get("position"), str):
+            if data["position"] != session.start_text():
+                try:
+                    replace(shared_started(data["position"], session.started))
+                except InputError as exc:
+                    raise ApiError(422, str(exc)) from None
+        try:
+            session.follow(actions)
+        except IllegalAction as exc:
+            raise ApiError(422, f"the line does not replay here: {exc}") from None
+        except NothingThere as exc:
+            raise ApiError(409, str(exc)) from None
+        coach.changed()
+        return JSONResponse(session.view())
+
+    return [Route("/api/book", listing), Route("/api/book/open", open_puzzle, methods=["POST"]),
+            Route("/api/line", line, methods=["POST"])]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..actions import Action, dumps_plan
@@ -52,6 +53,19 @@ class Started:
     title: str
     spec_ref: str
     open_deck: bool = False
+    #: the puzzle's number when it is one of a book's (``rove play DIR``), else None
+    puzzle: int | None = None
+
+
+def export_spec_ref(ref: str, base_dir: Path | None) -> str:
+    """How an exported position names its spec: a bundled name stays a name; a file is
+    named by its absolute path, since the browser may save the export anywhere."""
+    from ..spec import BUNDLED_DIR, resolve_spec_ref
+
+    path = resolve_spec_ref(ref, base_dir)
+    if path.resolve().parent == BUNDLED_DIR and path.stem == ref:
+        return ref
+    return str(path.resolve())
 
 
 def pattern_json(p: Pattern) -> list[list[Any]]:
@@ -63,16 +77,22 @@ class Session:
     """A game: start state, history of (action, state after), cursor; thread-safe."""
 
     def __init__(self, started: Started) -> None:
-        self.started = started
-        self.position = started.position
-        self.deck = Deck(self.position.spec, self.position.rules)
-        self.start: State = state_from_position(self.deck, self.position)
-        self.history: list[tuple[Action, State]] = []
-        self.cursor = 0
         #: bumped by every change; the coach drops an analysis of an older version
         self.version = 0
         self.lock = threading.RLock()
-        self._static = self._static_json()
+        self.load(started)
+
+    def load(self, started: Started) -> None:
+        """Start another game in this session (a book's next puzzle, a shared link's
+        position): the version goes on counting, so every analysis of the old game is stale."""
+        deck = Deck(started.position.spec, started.position.rules)
+        start = state_from_position(deck, started.position)
+        with self.lock:
+            self.started, self.position, self.deck, self.start = started, started.position, deck, start
+            self.history: list[tuple[Action, State]] = []
+            self.cursor = 0
+            self.version += 1
+            self._static = self._static_json()
 
     # ------------------------------------------------------------------ state
 
@@ -126,7 +146,35 @@ class Session:
                 self.cursor = step
                 self.version += 1
 
+    def follow(self, plan: list[Action]) -> None:
+        """Play ``plan`` from the start in place of the game so far (a reloaded or shared
+        link's line): all of it or, if a step is illegal (IllegalAction), none of it."""
+        with self.lock:
+            if len(plan) > MAX_HISTORY:
+                raise NothingThere(f"a line of {len(plan):,} actions is longer than the "
+                                   f"{MAX_HISTORY:,} a session keeps")
+            history, s = [], self.start
+            for a in plan:
+                s = apply(self.deck, s, a)
+                history.append((a, s))
+            self.history, self.cursor = history, len(history)
+            self.version += 1
+
     # ------------------------------------------------------------------ exports
+
+    def export_position(self) -> tuple[str, str]:
+        """The position to download and its file name: the position now, or once the
+        game is over (there is no position left to write) the start, which ``rove
+        replay`` reads with the exported plan to play the finished game through."""
+        try:
+            return self.position_text(), f"rove-position-step{self.cursor}.yaml"
+        except NothingThere:
+            return self.start_text(), "rove-position-start.yaml"
+
+    def start_text(self) -> str:
+        """The start position, as ``rove solve`` and ``rove replay`` read it."""
+        return dump_position(replace(self.position, spec_ref=self.started.spec_ref),
+                             title=self.started.title or None)
 
     def position_text(self) -> str:
         """The position now, as ``rove solve`` reads it (NothingThere once the game is over)."""
@@ -155,6 +203,8 @@ class Session:
         spec = self.position.spec
         return {
             "title": self.started.title,
+            "puzzle": self.started.puzzle,
+            "start_position": self.start_text(),
             "spec": spec.name,
             "goal": self.position.goal,
             "open": self.started.open_deck,

@@ -14,6 +14,9 @@ let hintLevel = 0;         // the last hint level asked for this version
 let job = null;            // the coach job being polled
 let busy = false;
 let origin = [0, 0];       // the grid cell drawn at the board's top-left corner
+let book = null;           // the book's list (rove play DIR), else null
+let bookHint = 0;          // the book's hint levels shown for this puzzle
+const COMMANDS = ["u", "r", "h", "w", "e"];  // letters that are commands, not modules
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,10 +31,11 @@ function el(tag, attrs = {}, parent = null, text = null) {
 // ---------------------------------------------------------------- talking to the server
 
 async function call(method, url, body) {
+  // every POST is JSON, with its content type (an empty object when there is nothing to say)
   const opts = {method, headers: {}};
-  if (body !== undefined) {
+  if (method === "POST" || body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body === undefined ? {} : body);
   }
   const res = await fetch(url, opts);
   const data = await res.json().catch(() => ({error: `${res.status} ${res.statusText}`}));
@@ -132,11 +136,13 @@ function drawBoard() {
     el("svg:rect", {x: px(x) + 4, y: py(y) + 4, width: CELL - 8, height: CELL - 8, rx: 9,
                     fill: spent ? "url(#hatch)" : pal.module_bg, stroke: accent, "stroke-width": 2.5}, g);
     // the arrows of the side up, drawn by the card PDFs' glyph code (server side, in cell units)
-    const arrows = el("svg:g", {transform: `translate(${px(x) + CELL / 2},${py(y) + CELL / 2}) scale(${CELL})`}, g);
+    // (decorations: only the module's own square takes its clicks, never another's arrows)
+    const arrows = el("svg:g", {transform: `translate(${px(x) + CELL / 2},${py(y) + CELL / 2}) scale(${CELL})`,
+                                class: "deco"}, g);
     arrows.innerHTML = m.glyphs[spent ? 1 : 0];
-    el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.17, fill: accent}, g);
+    el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.17, fill: accent, class: "deco"}, g);
     el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 6, "text-anchor": "middle", "font-size": 17,
-                    "font-weight": "bold", fill: "#fff"}, g, code);
+                    "font-weight": "bold", fill: "#fff", class: "deco"}, g, code);
     g.addEventListener("click", () => select(code));
   }
   for (const a of targets) {
@@ -144,7 +150,8 @@ function drawBoard() {
     const g = el("svg:g", {class: "target" + (a.n === view.hintAction ? " hinted" : ""), "data-action": a.n,
                            tabindex: 0, role: "button", "aria-label": a.n}, board);
     el("svg:circle", {cx: px(x) + CELL / 2, cy: py(y) + CELL / 2, r: CELL * 0.3}, g);
-    el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14}, g,
+    el("svg:text", {x: px(x) + CELL / 2, y: py(y) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14,
+                    class: "deco"}, g,
        a.act === "move" ? a.n.split(" ")[1] : "to");
     g.addEventListener("click", () => act(a.n));
   }
@@ -181,7 +188,8 @@ function drawSide() {
   if (view.current) {
     if (view.current.card) cardPane(cur, view.current.card);
     el("p", {class: "points", id: "points"}, cur, `${view.current.points} point${view.current.points === 1 ? "" : "s"} left`);
-  } else el("p", {class: "points", id: "points"}, cur, "no points: play a card");
+  } else el("p", {class: "points", id: "points"}, cur, over() || (view.hand.length ? "no points: play a card"
+                                                                     : "no points and no card in hand"));
   // the hand
   const hand = $("hand");
   hand.replaceChildren();
@@ -225,7 +233,7 @@ function drawSide() {
     el("p", {class: "small"}, sel, `${m.ability}: ${m.text}`);
     const moves = legalFor(selected).filter((a) => a.act === "move");
     el("p", {class: "small"}, sel, moves.length ? `moves: ${moves.map((a) => a.n.split(" ")[1]).join(" ")} (click a ringed cell)`
-      : (view.current && view.current.points ? "no legal move" : "no points to move with: play a card"));
+      : over() || (view.current && view.current.points ? "no legal move" : "no points to move with: play a card"));
     const abilities = legalFor(selected).filter((a) => a.act === "ability");
     const box = el("div", {class: "abilities"}, sel);
     for (const a of abilities) {
@@ -234,7 +242,7 @@ function drawSide() {
       b.addEventListener("mouseenter", () => preview(a));
       b.addEventListener("mouseleave", () => drawBoard());
     }
-    if (!abilities.length && !spent) el("p", {class: "small"}, sel, "no ability use changes anything here");
+    if (!abilities.length && !spent && !over()) el("p", {class: "small"}, sel, "no ability use changes anything here");
   }
   // status, plan, buttons
   const status = $("status");
@@ -252,9 +260,39 @@ function drawSide() {
   });
   $("counts").textContent = `(${plural(view.points_spent, "point")} spent, ${plural(view.cards_played, "card")} played)`;
   $("undo").disabled = !view.can_undo;
+  $("restart").disabled = !view.can_undo;
   $("redo").disabled = !view.can_redo;
   $("ask-verdict").textContent = view.goal === "mission" ? "Still optimal?" : "Still winnable?";
   $("ask-expert").hidden = view.goal !== "game";
+  $("book-hint").hidden = !entry();
+  $("keys").textContent = keyHelp();
+  // at the end: what the exports keep (there is no position left, so the start is exported)
+  const end = $("end");
+  end.hidden = view.status === "playing";
+  if (view.status !== "playing") {
+    end.textContent = `${over()}: Export start and Export plan keep this game ` +
+      "(`rove replay START PLAN` plays it through); Restart plays it again.";
+  }
+  $("export-position").textContent = view.status === "playing" ? "Export position" : "Export start";
+}
+
+function over() {
+  // what the table says once no move is left to make: "" while the game goes on
+  return {playing: "", won: "the game is won", lost: "the game is over: lost", goal: "the mission is complete",
+          stuck: "stuck: no mission can be completed from here (undo to try another line)"}[view.status] ?? "";
+}
+
+function keyHelp() {
+  // only the keys that work on this table: Expert on deals, the book's hints on a book's puzzle,
+  // and a module whose letter is a command is picked with Shift (which picks any module)
+  const clash = Object.keys(view.cells).filter((c) => COMMANDS.includes(c.toLowerCase())).sort();
+  const keys = ["Keys: click a module, then a marked cell or an ability", "1-9 pick a hand card (then click a play)",
+    "a module's letter picks it" + (clash.length ? `; Shift+letter picks any module (${clash.map((c) => "Shift+" + c)
+      .join(", ")}: their letters are commands)` : " (Shift+letter too)"),
+    "u/r undo/redo", "Home/End start/latest", "h hint", "w verdict"];
+  if (view.goal === "game") keys.push("e expert");
+  keys.push("Esc clears");
+  return keys.join("; ") + ".";
 }
 
 function preview(a) {
@@ -277,18 +315,146 @@ function draw() {
 }
 
 function render(v) {
-  if (view && v.version !== view.version) {
+  const moved = !view || v.version !== view.version;
+  const another = !view || v.start_position !== view.start_position || v.puzzle !== view.puzzle;
+  if (moved) {
+    // a move, undo, redo, restart or another game: the coach's answer was of the position
+    // before, so it goes (a job still running for it is no longer followed)
     hintLevel = 0;
     v.hintModule = v.hintAction = null;
-  } else if (view) {
+    job = null;
+    const box = $("coach");
+    box.textContent = "";
+    box.className = "coach";
+    box.dataset.version = v.version;
+  } else {
     v.hintModule = view.hintModule;
     v.hintAction = view.hintAction;
+  }
+  if (another) {
+    bookHint = 0;
+    $("book-hints").hidden = true;
   }
   view = v;
   $("title").textContent = v.title || "rove play";
   $("goal").textContent = `${v.spec} · goal: ${v.goal}${v.open ? " · open deck" : ""}`;
   document.title = `${v.title || "rove play"}: rove play`;
   draw();
+  if (moved) {
+    if ($("book").hidden) history.replaceState(null, "", "#" + linkOf(v));
+    if (v.puzzle !== null && (v.status === "goal" || v.status === "won")) markSolved(v.puzzle);
+  }
+}
+
+// ---------------------------------------------------------------- the game in the address
+
+function b64(text) {
+  // UTF-8 text as URL-safe base64, and back
+  const bytes = new TextEncoder().encode(text);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unb64(code) {
+  const bin = atob(code.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+function linkOf(v) {
+  // a book's puzzle by its number, any other game by its start position; then the line played
+  const p = new URLSearchParams();
+  if (v.puzzle !== null) p.set("puzzle", v.puzzle); else p.set("pos", b64(v.start_position));
+  if (v.plan.length) p.set("line", v.plan.join("~"));
+  return p.toString();
+}
+
+function readLink() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (!p.has("puzzle") && !p.has("pos")) return null;
+  const line = p.get("line") ? p.get("line").split("~") : [];
+  try {
+    return p.has("puzzle") ? {puzzle: Number(p.get("puzzle")), plan: line} : {position: unb64(p.get("pos")), plan: line};
+  } catch (err) {
+    return {bad: "the address's position is not a rove link"};
+  }
+}
+
+async function followLink(v) {
+  // the game the address names, played again through the server (a reload, a shared link)
+  const link = readLink();
+  if (!link) return v;
+  if (link.bad) { say(link.bad); return v; }
+  const same = (link.puzzle !== undefined ? link.puzzle === v.puzzle : link.position === v.start_position) &&
+    link.plan.join("~") === v.plan.join("~");
+  if (same) return v;
+  try {
+    return await call("POST", "/api/line", link);
+  } catch (err) {
+    say(`the address's game could not be played here: ${err.message}`);
+    return v;
+  }
+}
+
+// ---------------------------------------------------------------- a book's puzzle list
+
+const solvedKey = () => `rove-play-solved:${book.key}`;
+
+function solvedSet() {
+  try { return new Set(JSON.parse(localStorage.getItem(solvedKey()) || "[]")); } catch (err) { return new Set(); }
+}
+
+function markSolved(n) {
+  if (!book) return;
+  const s = solvedSet();
+  s.add(n);
+  try { localStorage.setItem(solvedKey(), JSON.stringify([...s].sort((a, b) => a - b))); } catch (err) { /* private mode */ }
+}
+
+const entry = () => (book && view && view.puzzle !== null ? book.puzzles.find((p) => p.number === view.puzzle) : null);
+
+function showBook(on) {
+  $("book").hidden = !on;
+  $("game").hidden = on;
+  $("bar").hidden = on;
+  // the address names what is shown: the list (no game), or the game played
+  history.replaceState(null, "", on ? location.pathname : "#" + linkOf(view));
+  $("title").textContent = on ? book.title : view.title;
+  $("goal").hidden = $("status").hidden = on;
+  if (!on) return;
+  $("book-title").textContent = `${book.title} (seed ${book.seed})`;
+  const solved = solvedSet();
+  const list = $("puzzles");
+  list.replaceChildren();
+  for (const p of book.puzzles) {
+    const li = el("li", {"data-puzzle": p.number, class: solved.has(p.number) ? "solved" : "", value: p.number}, list);
+    const b = el("button", {}, li);
+    el("span", {class: "tick", "aria-label": solved.has(p.number) ? "solved" : "not solved"}, b, solved.has(p.number) ? "✓" : "");
+    el("span", {class: "number"}, b, String(p.number));
+    el("span", {class: "ptitle"}, b, p.title);
+    el("span", {class: "kind"}, b, p.kind);
+    el("span", {class: "stars", "aria-label": `${p.stars} stars`}, b, "★".repeat(p.stars));
+    b.addEventListener("click", () => openPuzzle(p.number));
+  }
+}
+
+async function openPuzzle(n) {
+  if (view && view.puzzle === n) { showBook(false); return; }
+  try {
+    render(await call("POST", "/api/book/open", {number: n}));
+    showBook(false);
+  } catch (err) {
+    say(err.message);
+    showBook(false);
+  }
+}
+
+function showBookHint() {
+  // the book's printed hints for this puzzle (of its start, like the page it is printed on)
+  const e = entry();
+  if (!e) return;
+  bookHint = Math.min(3, bookHint + 1);
+  const box = $("book-hints");
+  box.hidden = false;
+  box.textContent = e.hints.slice(0, bookHint).map((h, i) => `Book hint ${i + 1} of 3: ${h}`).join(" · ");
 }
 
 function select(code) {
@@ -312,20 +478,29 @@ async function ask(what) {
 }
 
 async function poll(id) {
-  while (job && job.job === id && (job.status === "queued" || job.status === "running")) {
-    await new Promise((r) => setTimeout(r, 150));
-    try { job = await call("GET", `/api/coach/${id}`); } catch (err) { $("coach").textContent = err.message; return; }
-    if (job.job === id) showJob(job);
+  // soon at first (most answers are ready in a few milliseconds: a line already found),
+  // then every 150 ms while a search runs
+  for (let wait = 5; job && job.job === id && (job.status === "queued" || job.status === "running");
+       wait = Math.min(150, wait * 2)) {
+    await new Promise((r) => setTimeout(r, wait));
+    let got;
+    try { got = await call("GET", `/api/coach/${id}`); } catch (err) { $("coach").textContent = err.message; return; }
+    if (!job || job.job !== id) return;  // the position changed meanwhile: render() let it go
+    job = got;
+    showJob(job);
   }
 }
 
 function showJob(j) {
+  // an answer is shown only with the position it answers: one of an earlier position is dropped
+  if (!view || j.version !== view.version) return;
   const box = $("coach");
+  box.dataset.version = j.version;
   box.className = "coach " + j.status + (j.result ? " " + j.result.verdict : "");
   if (j.status === "queued" || j.status === "running") {
     box.textContent = `analysing… ${j.seconds.toFixed(1)} s` + (j.deepest !== null ? `, deepest line: ${j.deepest} missions` : "");
   } else if (j.status === "cancelled") {
-    box.textContent = "that analysis was of an earlier position; ask again";
+    box.textContent = "";
   } else {
     box.textContent = j.result.text;
     if (view && j.version === view.version && (j.result.module || j.result.action)) {
@@ -362,13 +537,25 @@ $("export-position").addEventListener("click", download);
 $("export-plan").addEventListener("click", download);
 $("undo").addEventListener("click", () => change("/api/undo"));
 $("redo").addEventListener("click", () => change("/api/redo"));
+$("restart").addEventListener("click", () => change("/api/goto", {step: 0}));
+$("book-hint").addEventListener("click", showBookHint);
+$("to-book").addEventListener("click", () => showBook($("book").hidden));
+$("copy-link").addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText(location.href); say("this game's link is copied"); }
+  catch (err) { say(`copy this game's link from the address bar (${err.message})`); }
+});
+window.addEventListener("hashchange", async () => { if (view) render(await followLink(view)); });
 $("ask-verdict").addEventListener("click", () => ask("verdict"));
 $("ask-hint").addEventListener("click", () => ask("hint"));
 $("ask-expert").addEventListener("click", () => ask("expert"));
 document.addEventListener("keydown", (e) => {
-  if (!view || e.altKey || e.metaKey) return;
+  if (!view || e.altKey || e.metaKey || !$("book").hidden) return;
   const k = e.key;
-  if (e.ctrlKey) {
+  if (e.shiftKey && !e.ctrlKey && /^[A-Z]$/.test(k)) {
+    // Shift+letter picks a module, even one whose letter is a command
+    if (!view.cells[k]) return;
+    select(k);
+  } else if (e.ctrlKey) {
     if (k === "z") change("/api/undo"); else if (k === "y") change("/api/redo"); else return;
   } else if (k === "u" || k === "ArrowLeft") change("/api/undo");
   else if (k === "r" || k === "ArrowRight") change("/api/redo");
@@ -379,10 +566,27 @@ document.addEventListener("keydown", (e) => {
   else if (k === "e" && view.goal === "game") ask("expert");
   else if (k === "Escape") { selected = null; selectedCard = null; draw(); }
   else if (/^[1-9]$/.test(k) && view.hand[Number(k) - 1]) { selectedCard = view.hand[Number(k) - 1].id; selected = null; draw(); }
-  else if (/^[A-Z]$/i.test(k) && view.cells[k.toUpperCase()]) select(k.toUpperCase());
+  else if (/^[a-z]$/.test(k) && !COMMANDS.includes(k) && view.cells[k.toUpperCase()]) select(k.toUpperCase());
   else if (k === "Enter" && document.activeElement && document.activeElement.dispatchEvent) document.activeElement.dispatchEvent(new Event("click"));
   else return;
   e.preventDefault();
 });
 
-call("GET", "/api/state").then(render).catch((err) => say(err.message));
+async function begin() {
+  // the server's game, or the one the address names; a book opens on its list
+  try {
+    const v = await call("GET", "/api/state");
+    if (v.puzzle !== null) {
+      book = await call("GET", "/api/book");
+      $("to-book").hidden = false;
+    }
+    const linked = readLink() !== null;
+    if (book && !linked) $("book").hidden = false;  // the list first: render() leaves the address alone
+    render(await followLink(v));
+    if (book && !linked) showBook(true);
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+begin();
