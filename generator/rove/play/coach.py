@@ -229,11 +229,31 @@ class Coach:
                      and j.status in (QUEUED, RUNNING)), None)
 
     def close(self) -> None:
+        """Stop answering: the queued jobs are dropped and the running one told to stop."""
         with self.cond:
             self.closed = True
             for job in self.queue:
                 job.cancel.set()
+            if self.running is not None:
+                self.running.cancel.set()
             self.cond.notify_all()
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Close for a process that is ending, and wait (up to ``timeout`` seconds) until
+        the worker has left every search.
+
+        A worker still inside the compiled core when the interpreter finalizes is ended
+        by a forced unwind the core's frames cannot pass, and the process aborts (SIGABRT,
+        "FATAL: exception not rethrown", where Ctrl-C must exit 130): so the core's
+        searches are stopped (:func:`rove.solve.core.shutdown`; they stop within a
+        thousand nodes), the Python ones by the job's cancel event, and the worker is
+        joined before the command returns."""
+        from ..solve.core import shutdown
+
+        self.close()
+        shutdown()
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     def _drop_stale(self, version: int) -> None:
         for job in self.jobs.values():
@@ -266,6 +286,8 @@ class Coach:
                 result = self.answer(job)
                 status = DONE
             except Cancelled:
+                result, status = None, CANCELLED
+            except KeyboardInterrupt:  # the core stopped for shutdown(): the process is ending
                 result, status = None, CANCELLED
             except Exception as exc:  # a solver bug: said on the page, the server goes on
                 result, status = {"text": f"the analysis failed: {exc}"}, FAILED

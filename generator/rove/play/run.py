@@ -120,6 +120,6 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
         try:
             serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",)), sock)
         finally:
-            coach.close()
+            coach.shutdown()
     finally:
         sock.close()
