@@ -29,9 +29,9 @@ function el(tag, attrs = {}, parent = null, text = null) {
 
 async function call(method, url, body) {
   const opts = {method, headers: {}};
-  if (body !== undefined) {
+  if (method !== "GET") {  // the server refuses a change without the JSON content type
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body === undefined ? {} : body);
   }
   const res = await fetch(url, opts);
   const data = await res.json().catch(() => ({error: `${res.status} ${res.statusText}`}));
