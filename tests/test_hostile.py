@@ -13,21 +13,25 @@ kept list of cases a probe found failing, run by the default suite.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
 import subprocess
 import threading
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from conftest import rove_script
 from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from rove.cli import app
 
 
 def _sigint(mode: str) -> Callable[[], None]:
@@ -252,3 +256,95 @@ def test_slow_clients_are_cut_off_and_the_game_stays_served(served: tuple[int, f
             c.close()
     assert len(closed) == len(clients), f"still open after {timeout + 3} s: {len(clients) - len(closed)}"
     assert all(timeout * 0.9 <= t <= timeout + 2 for t in closed.values()), closed
+
+
+# --------------------------------------------------------------------------- non-finite numbers
+
+runner = CliRunner()
+
+
+def _float_options() -> list[tuple[tuple[str, ...], str]]:
+    """(command path, option) for every float option of every command of the app."""
+    found: list[tuple[tuple[str, ...], str]] = []
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+            return
+        for p in command.params:
+            if any(t.__name__ == "FloatParamType" for t in type(p.type).__mro__):
+                found.append((path, p.opts[0]))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+FLOAT_OPTIONS = _float_options()
+#: Arguments a command needs before its options are looked at (a value Click accepts).
+ARGUMENTS = {("solve",): ["{deal}"], ("check",): ["classic"]}
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("deal") / "deal.yaml"
+    assert runner.invoke(app, ["deal", "--seed", "1", "-o", str(path)]).exit_code == 0
+    return path
+
+
+def test_the_float_options_are_found() -> None:
+    """The walk finds what the issue named (so the test below cannot pass on nothing)."""
+    assert {(("solve",), "--time-limit"), (("check",), "--time-limit"), (("book",), "--time-limit"),
+            (("generate", "missions"), "--time-limit"), (("cards",), "--bleed")} <= set(FLOAT_OPTIONS)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "1e999"])
+@pytest.mark.parametrize("path, option", [pytest.param(p, o, id=" ".join((*p, o))) for p, o in FLOAT_OPTIONS])
+def test_every_float_option_refuses_a_number_that_is_not_finite(dealt: Path, path: tuple[str, ...], option: str,
+                                                                value: str) -> None:
+    args = [a.format(deal=dealt) for a in ARGUMENTS.get(path, [])]
+    r = runner.invoke(app, [*path, *args, option, value])
+    assert r.exit_code == 2, r.output
+    assert option in r.output and ("finite" in r.output or "range" in r.output), r.output
+    assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("engine", ["search", "cpsat"])
+def test_solve_with_a_nan_time_limit_says_so(dealt: Path, engine: str) -> None:
+    """`solve` exited 3 without a word (the search) and 0 (CP-SAT) on --time-limit nan."""
+    r = runner.invoke(app, ["solve", str(dealt), "--engine", engine, "--time-limit", "nan"])
+    assert r.exit_code == 2 and "solve: --time-limit nan: give a finite number" in r.output, r.output
+
+
+def test_tune_refuses_a_rate_that_is_not_finite(tmp_path: Path) -> None:
+    for rate in ("nan", "inf"):
+        r = runner.invoke(app, ["tune", "classic", "--target", f"normal={rate}", "-o", str(tmp_path / "t.yaml")])
+        assert r.exit_code == 2 and "is not DIFFICULTY=RATE" in r.output, r.output
+
+
+# --------------------------------------------------------------------------- named pipes nobody writes
+
+FIFO_COMMANDS = [
+    pytest.param(["validate", "{fifo}"], id="validate"),
+    pytest.param(["solve", "{fifo}"], id="solve"),
+    pytest.param(["replay", "{deal}", "{fifo}"], id="replay-plan"),
+    pytest.param(["cards", "{fifo}", "-o", "{out}"], id="cards-spec"),
+]
+
+
+@pytest.mark.parametrize("args", FIFO_COMMANDS)
+def test_a_named_pipe_nobody_writes_is_refused_after_a_bounded_wait(tmp_path: Path, dealt: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    args: list[str]) -> None:
+    """It blocked for ever in the open; now the writer is waited for PIPE_WAIT seconds."""
+    import rove.yamlio
+
+    monkeypatch.setattr(rove.yamlio, "PIPE_WAIT", 0.3)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    began = time.monotonic()
+    r = runner.invoke(app, [a.format(fifo=fifo, deal=dealt, out=tmp_path / "c.pdf") for a in args])
+    assert r.exit_code == 2, r.output
+    assert f"{fifo}: is a named pipe (FIFO) that nobody opened for writing within 0.3 seconds" in r.output
+    assert time.monotonic() - began < 30
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

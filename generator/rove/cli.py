@@ -13,6 +13,7 @@ directly.
 import errno
 import functools
 import json
+import math
 import os
 import signal
 import sys
@@ -125,6 +126,18 @@ def _output_failed(exc: OSError) -> typer.Exit:
     return fail_input(f"rove: {exc.strerror or exc}")
 
 
+def _refuse_non_finite(command: str, values: dict[str, Any]) -> None:
+    """Every float option of every command is a finite number: Click's float ranges let
+    ``nan`` through (no comparison with it is true) and ``inf`` means nothing a limit,
+    a size or a margin can use.  Checked here, where every command passes, so that no
+    option can slip by (tests/test_hostile.py walks them all)."""
+    for name, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise fail_input(f"{command}: {flag} {value}: give a finite number (for no limit, leave a "
+                             "limit out)")
+
+
 def handles_input_errors(fn: F) -> F:
     """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback.
 
@@ -137,6 +150,7 @@ def handles_input_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         prepare_stdio()
         try:
+            _refuse_non_finite(fn.__name__.replace("_", " "), kwargs)
             try:
                 with stop_signals_handled():
                     result = fn(*args, **kwargs)
@@ -451,7 +465,7 @@ def _targets(values: list[str]) -> tuple[tuple[str, float], ...]:
             rate = float(r.rstrip("%")) / (100 if r.endswith("%") else 1)
         except ValueError:
             rate = -1.0
-        if not sep or rate < 0:
+        if not sep or not 0 <= rate < math.inf:  # nan and inf are no rate
             raise ValueError(f"--target {v!r} is not DIFFICULTY=RATE; write e.g. --target normal=0.55")
         out.append((d.strip(), rate))
     return tuple(out)
