@@ -348,3 +348,37 @@ def test_a_named_pipe_nobody_writes_is_refused_after_a_bounded_wait(tmp_path: Pa
     assert f"{fifo}: is a named pipe (FIFO) that nobody opened for writing within 0.3 seconds" in r.output
     assert time.monotonic() - began < 30
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+# --------------------------------------------------------------------------- signals during check
+
+@pytest.mark.parametrize("sig, code, words", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                              (signal.SIGHUP, 129, "stopped by SIGHUP"),
+                                              (signal.SIGINT, 130, "interrupted (Ctrl-C)")])
+def test_a_stopped_check_names_the_signal_that_came_once(tmp_path: Path, sig: int, code: int, words: str) -> None:
+    """It said "check: interrupted (Ctrl-C)" and then "rove: stopped by SIGTERM"."""
+    import sys
+
+    from test_hardening import _LAUNCH_WITH_READY_LINE
+
+    proc = subprocess.Popen([sys.executable, "-c", _LAUNCH_WITH_READY_LINE, "check", "check", "standard",
+                             "--deals", "100000", "--jobs", "1", "--starts", "0", "--player", "thoughtful",
+                             "--report", str(tmp_path / "r.pdf")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_sigint("terminal"))
+    try:
+        assert proc.stderr is not None
+        seen = b""
+        while not seen.endswith(b"ready\n"):
+            byte = os.read(proc.stderr.fileno(), 1)
+            assert byte, "ended before it was ready"
+            seen += byte
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, err
+    lines = [line for line in err.splitlines() if "Ctrl-C" in line or "stopped by" in line]
+    assert lines == [f"check: {words} before any deal was finished; no figures"], err
+    assert list(tmp_path.iterdir()) == []
