@@ -117,3 +117,8 @@ def chain_cost(deck: Deck, missions: Sequence[int], spent: int, cells: Sequence[
     """The fewest moves from the layout ``cells`` ((x, y) per module, in module order) to
     complete ``missions`` (card indices) one after the other by the sides ``spent``
     gives, no ability used (None: moves cannot); ValueError past six modules."""
+
+def shutdown() -> None:
+    """Stop every running compiled search at its next poll, and every later one at its
+    first, with KeyboardInterrupt: for a process that is ending (its worker threads must
+    leave the core before the interpreter finalizes)."""

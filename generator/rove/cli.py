@@ -13,6 +13,7 @@ directly.
 import errno
 import functools
 import json
+import math
 import os
 import signal
 import sys
@@ -142,6 +143,27 @@ def _output_failed(exc: OSError) -> typer.Exit:
     return fail_input(f"rove: {exc.strerror or exc}")
 
 
+def _refuse_non_finite(command: str, values: dict[str, Any]) -> None:
+    """Every float option of every command is a finite number: Click's float ranges let
+    ``nan`` through (no comparison with it is true) and ``inf`` means nothing a limit,
+    a size or a margin can use.  Checked here, where every command passes, so that no
+    option can slip by (tests/test_hostile.py walks them all)."""
+    for name, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise fail_input(f"{command}: {flag} {value}: give a finite number (for no limit, leave a "
+                             "limit out)")
+
+
+def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """How a stop is said, and its exit code: ``interrupted (Ctrl-C)`` and 130, or
+    ``stopped by SIGTERM`` (SIGHUP) and 143 (129): a command that reports its own stop
+    names the signal that came, in one message."""
+    if isinstance(exc, Terminated):
+        return f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum
+    return "interrupted (Ctrl-C)", EXIT_INTERRUPTED
+
+
 def handles_input_errors(fn: F) -> F:
     """Bad input becomes `path:line: message` lines on stderr and exit code 2, never a traceback.
 
@@ -154,6 +176,7 @@ def handles_input_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         prepare_stdio()
         try:
+            _refuse_non_finite(fn.__name__.replace("_", " "), kwargs)
             try:
                 with stop_signals_handled():
                     result = fn(*args, **kwargs)
@@ -166,12 +189,10 @@ def handles_input_errors(fn: F) -> F:
             for p in exc.problems:
                 say(str(p))
             raise typer.Exit(EXIT_INPUT) from None
-        except Terminated as exc:
-            say(f"rove: stopped by {signal.Signals(exc.signum).name}; no output was left half-written")
-            raise typer.Exit(128 + exc.signum) from None
-        except KeyboardInterrupt:
-            say("rove: interrupted (Ctrl-C); no output was left half-written")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM or SIGHUP (Terminated)
+            words, code = stopped(exc)
+            say(f"rove: {words}; no output was left half-written")
+            raise typer.Exit(code) from None
         except OSError as exc:
             raise _output_failed(exc) from None
 
@@ -472,11 +493,13 @@ def _print_partial_check(stop: Any, as_json: bool) -> None:
             typer.echo(json.dumps(stop.report.to_json(), indent=2))
         else:
             print_report(stop.report, Console())
-        say("check: interrupted (Ctrl-C); the figures above are partial: they cover only the work "
-            "that had finished (see 'partial')")
+    words, code = stopped(stop.signal)
+    if stop.report is not None:
+        say(f"check: {words}; the figures above are partial: they cover only the work "
+            "that had finished (see 'partial'); nothing was written to --report")
     else:
-        say("check: interrupted (Ctrl-C) before any deal was finished; no figures")
-    raise stop.signal
+        say(f"check: {words} before any deal was finished; no figures")
+    raise typer.Exit(code)
 
 
 # --------------------------------------------------------------------------- tune
@@ -491,7 +514,7 @@ def _targets(values: list[str]) -> tuple[tuple[str, float], ...]:
             rate = float(r.rstrip("%")) / (100 if r.endswith("%") else 1)
         except ValueError:
             rate = -1.0
-        if not sep or rate < 0:
+        if not sep or not 0 <= rate < math.inf:  # nan and inf are no rate
             raise ValueError(f"--target {v!r} is not DIFFICULTY=RATE; write e.g. --target normal=0.55")
         out.append((d.strip(), rate))
     return tuple(out)
@@ -585,13 +608,14 @@ def tune(
         say(f"tune: --vary missions: the generator found no missions costing {mission_cost} ({exc}); "
             "try another --mission-cost or --seed; nothing written")
         raise typer.Exit(EXIT_FAIL) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        words, code = stopped(exc)
         if state.best_rates is not None:
             write_output(output, tuned_yaml(state, interrupted=True))
-            say(f"tune: interrupted (Ctrl-C); wrote the closest deck so far to {output}")
+            say(f"tune: {words}; wrote the closest deck so far to {output}")
         else:
-            say("tune: interrupted (Ctrl-C) before any deck was measured; nothing written")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+            say(f"tune: {words} before any deck was measured; nothing written")
+        raise typer.Exit(code) from None
     write_output(output, tuned_yaml(state))
     if as_json:
         typer.echo(json.dumps(state.to_json(), indent=2))

@@ -284,21 +284,54 @@ def _megabytes(n: int) -> str:
     return f"{n / (1024 * 1024):g} MB"
 
 
+PIPE_WAIT = 30.0
+"""Seconds a named pipe (FIFO) is waited for its writer: ``rove replay pos.yaml fifo``
+while another program opens it, as ``cat`` waits, but not for ever (a FIFO nobody
+writes to hung the command)."""
+
+
+def _named_pipe(name: str) -> bool:
+    """A FIFO on disk, not a descriptor's alias (/dev/stdin, ``<(...)``'s /dev/fd/N),
+    whose writer holds it open already."""
+    return not (name in ("-", "/dev/stdin") or name.startswith(("/dev/fd/", "/proc/self/fd/")))
+
+
+def _writer_came(fd: int) -> bool:
+    """Whether a writer opened the FIFO read by ``fd`` (opened non-blocking, so the open
+    itself never waits) within ``PIPE_WAIT`` seconds: it has written, or come and gone."""
+    import select
+
+    if not hasattr(select, "poll"):  # pragma: no cover - not POSIX
+        return True
+    waiter = select.poll()
+    waiter.register(fd, select.POLLIN | select.POLLHUP)
+    return bool(waiter.poll(int(PIPE_WAIT * 1000)))
+
+
 def read_bytes(path: Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of a regular file (or a pipe) of at most ``limit`` bytes, or an InputError
     that says what was expected there.  A device or a file over the limit is refused before
     it is read whole: at most ``limit + 1`` bytes are ever read."""
     name = str(path)
     try:
-        # A pipe (a named one, /dev/stdin, <(...)) is opened blocking, as `cat` does: opened
-        # non-blocking before its writer, it reads as empty ("all 0 steps legal").  Anything
-        # else is opened non-blocking, so that a device cannot hang the open.
+        # A pipe is read blocking, as `cat` does: read non-blocking before its writer came,
+        # it reads as empty ("all 0 steps legal").  /dev/stdin and <(...) are opened
+        # blocking (their writer holds them open); a named pipe is opened non-blocking and
+        # its writer waited for, PIPE_WAIT seconds at most; anything else is opened
+        # non-blocking, so that a device cannot hang the open.
         try:
             fifo = stat.S_ISFIFO(os.stat(path).st_mode)
         except OSError:
             fifo = False  # the open below says what is wrong
-        flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | (0 if fifo else getattr(os, "O_NONBLOCK", 0))
+        named = fifo and _named_pipe(name)
+        blocking = fifo and not named
+        flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | (0 if blocking else getattr(os, "O_NONBLOCK", 0))
         fd = os.open(path, flags)
+        if named and not _writer_came(fd):
+            os.close(fd)
+            raise InputError.single(name, None, f"is a named pipe (FIFO) that nobody opened for writing "
+                                                f"within {PIPE_WAIT:g} seconds; start its writer first, "
+                                                f"or give the path of a {what}")
     except FileNotFoundError:
         raise InputError.single(name, None, f"no such file; give the path of a {what}") from None
     except IsADirectoryError:

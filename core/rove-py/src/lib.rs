@@ -10,6 +10,7 @@
 // reports at every function returning PyResult.
 #![allow(clippy::useless_conversion)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -342,6 +343,22 @@ fn action_to(py: Python<'_>, a: &Action) -> PyObject {
 
 // ----------------------------------------------------------------------------- hooks
 
+/// Set once by [`shutdown`]: the process is ending, so every compiled search stops.
+static SHUTDOWN: AtomicBool = AtomicBool::new(false);
+
+/// Stop every running compiled search at its next poll (within `POLL_EVERY` nodes), and
+/// every later one at its first, with KeyboardInterrupt; for a process that is ending.
+///
+/// A search in a worker thread takes the GIL at each poll; once the interpreter is
+/// finalizing, taking it ends the thread with a forced unwind that cannot cross this
+/// library's frames, and the process aborts ("FATAL: exception not rethrown").  A caller
+/// that stops its searches with this and joins its threads before it exits never meets
+/// that: the polls below read the flag without the GIL.
+#[pyfunction]
+fn shutdown() {
+    SHUTDOWN.store(true, Ordering::SeqCst);
+}
+
 /// Polled by a running search (without the GIL): the wall-clock limit, Ctrl-C, and
 /// progress reports to a Python callable.
 struct PyHooks {
@@ -375,7 +392,7 @@ impl PyHooks {
 
 impl Hooks for PyHooks {
     fn poll(&mut self) -> Poll {
-        if self.error.is_some() {
+        if self.error.is_some() || SHUTDOWN.load(Ordering::SeqCst) {
             return Poll::Interrupt;
         }
         if self.deadline.is_some_and(|d| Instant::now() > d) {
@@ -391,6 +408,9 @@ impl Hooks for PyHooks {
     }
 
     fn deepest(&mut self, done: i32) {
+        if SHUTDOWN.load(Ordering::SeqCst) {
+            return;
+        }
         if let Some(cb) = &self.progress {
             Python::with_gil(|py| {
                 if let Err(err) = cb.call1(py, (done,)) {
@@ -779,6 +799,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_table, m)?)?;
     m.add_function(wrap_pyfunction!(pair_costs, m)?)?;
     m.add_function(wrap_pyfunction!(chain_cost, m)?)?;
+    m.add_function(wrap_pyfunction!(shutdown, m)?)?;
     m.add("MAX_MODULES", MAX_MODULES)?;
     m.add("MAX_CARDS", MAX_CARDS)?;
     m.add("TABLES_AFTER", ACTIVATE_AFTER)?;

@@ -237,11 +237,9 @@ class Coach:
                      and j.status in (QUEUED, RUNNING)), None)
 
     def close(self, wait: float = 0.0) -> None:
-        """Stop: every job is cancelled, the running one too; then wait up to ``wait``
-        seconds for the worker to leave its search.  A process that exits while the
-        worker is inside the compiled core can abort ("FATAL: exception not rethrown",
-        exit 134, instead of Ctrl-C's 130): the thread, back from the core at
-        interpreter shutdown, is torn down through the core's frames."""
+        """Stop answering: every job is cancelled, the running one too; then wait up to
+        ``wait`` seconds for the worker to leave its search (``shutdown`` is the close
+        for a process that is ending)."""
         with self.cond:
             self.closed = True
             for job in self.queue:
@@ -251,6 +249,23 @@ class Coach:
             self.cond.notify_all()
         if wait and self.thread is not None:
             self.thread.join(wait)
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Close for a process that is ending, and wait (up to ``timeout`` seconds) until
+        the worker has left every search.
+
+        A worker still inside the compiled core when the interpreter finalizes is ended
+        by a forced unwind the core's frames cannot pass, and the process aborts (SIGABRT,
+        "FATAL: exception not rethrown", where Ctrl-C must exit 130): so the core's
+        searches are stopped (:func:`rove.solve.core.shutdown`; they stop within a
+        thousand nodes), the Python ones by the job's cancel event, and the worker is
+        joined before the command returns."""
+        from ..solve.core import shutdown
+
+        self.close()
+        shutdown()
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     def _drop_stale(self, version: int) -> None:
         for job in self.jobs.values():
@@ -283,6 +298,8 @@ class Coach:
                 result = self.answer(job)
                 status = DONE
             except Cancelled:
+                result, status = None, CANCELLED
+            except KeyboardInterrupt:  # the core stopped for shutdown(): the process is ending
                 result, status = None, CANCELLED
             except Exception as exc:  # a solver bug: said on the page, the server goes on
                 result, status = {"text": f"the analysis failed: {exc}"}, FAILED

@@ -133,6 +133,6 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
         try:
             serve(create_app(session, coach, LOOPBACK_HOSTS if local else ("*",), book), sock)
         finally:
-            coach.close(wait=10)
+            coach.shutdown()
     finally:
         sock.close()

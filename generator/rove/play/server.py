@@ -1,27 +1,38 @@
 """The HTTP side of ``rove play``: a Starlette app over one session, run on uvicorn.
 
 The API (docs/FORMATS.md, "rove play"): JSON in and out; every error is a 4xx with
-``{"error": message}``.  Requests with a body must say ``Content-Type:
-application/json`` (so another site's page cannot post to it without the browser
-asking first), bodies are capped at ``MAX_BODY`` bytes, and only the host names of
-the loopback interface are answered unless ``--host`` chose another.  The server
+``{"error": message}``.  A page of any site the player visits can send requests to
+127.0.0.1, so every request that may change the game (any method but GET and HEAD) is
+refused with 403 unless it says ``Content-Type: application/json`` (which a page of
+another origin cannot send without the browser asking first, and this server never
+agrees) and its ``Origin`` (or, without one, its ``Referer``) is the server's own page
+(:class:`SameOrigin`).  Bodies are capped at ``MAX_BODY`` bytes, and only the host
+names of the loopback interface are answered unless ``--host`` chose another (a page
+whose name was rebound to 127.0.0.1 is refused).  A client gets
+``REQUEST_TIMEOUT`` seconds to send each request, headers and body, and at most
+``MAX_CONNECTIONS`` connections are served at once (:func:`make_server`).  The server
 writes no file and opens no path it is sent: the page's files are read from the
 package once, by fixed names, and an export is a download the browser saves.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import signal
 import socket
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -32,6 +43,10 @@ from .book import Book, shared_started
 from .coach import Coach
 from .session import NothingThere, Session
 
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 """The host names the app answers when it serves on the loopback interface (a page of
 another site that resolves its own name to 127.0.0.1 is refused).  Defined here, where
@@ -40,6 +55,17 @@ the app uses it: :mod:`.run` starts the server, so the server must not import it
 MAX_BODY = 16 * 1024
 """Largest request body taken (an action is a few dozen bytes)."""
 STATIC = {"play.js": "text/javascript", "play.css": "text/css"}
+SAFE_METHODS = ("GET", "HEAD")
+"""The methods that change nothing; every other one must come from the server's own page."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a client has to send a whole request, headers and body, from the moment it
+connects or its last response was sent (uvicorn times out idle connections only, not
+one that sends a byte now and then); the page's requests take milliseconds."""
+MAX_CONNECTIONS = 32
+"""Connections served at once; past it a request is answered 503 (one player's page
+keeps a few open)."""
+MAX_HEADERS = 16 * 1024
+"""Largest request head (request line and headers) taken."""
 
 
 class ApiError(HTTPException):
@@ -51,21 +77,75 @@ def _page_files() -> dict[str, bytes]:
     return {name: (root / name).read_bytes() for name in ("index.html", *STATIC)}
 
 
+def _content_type(headers: Any) -> str:
+    return str(headers.get("content-type", "")).split(";")[0].strip().lower()
+
+
+def _origin(url: str) -> str:
+    """``scheme://host[:port]`` of a URL (an Origin header is one already)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def foreign(method: str, headers: Any) -> str | None:
+    """Why a request may have come from another site's page (None: it did not).
+
+    Browsers send ``Origin`` with every POST, and with every cross-origin request of any
+    method, so a request without one comes from a program (curl, a script), not from a
+    page of another site; a ``Referer`` stands in for it where a privacy setting strips
+    ``Origin``.  Either must name this server's own page, ``http://`` and the ``Host``
+    the request was sent to (a host name the app answers, checked before this)."""
+    if method in SAFE_METHODS:
+        return None
+    if _content_type(headers) != "application/json":
+        return ("send every request that changes the game with 'Content-Type: application/json' "
+                "(an empty body too); another site's page cannot")
+    own = f"http://{headers.get('host', '')}".lower()
+    origin = headers.get("origin")
+    if origin is not None:
+        return None if origin.lower() == own else (
+            f"the request comes from the page of {origin}, not from this game's page {own}/")
+    referer = headers.get("referer")
+    if referer is not None and _origin(referer) != own:
+        return f"the request comes from the page {referer}, not from this game's page {own}/"
+    return None
+
+
+class SameOrigin:
+    """ASGI middleware: a request that may change the game and may come from another
+    site's page (:func:`foreign`) is refused with 403 before any route sees it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            from starlette.datastructures import Headers
+
+            why = foreign(scope["method"], Headers(scope=scope))
+            if why is not None:
+                await JSONResponse({"error": why}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 async def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object (an empty body is an empty object); ApiError otherwise."""
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if _content_type(request.headers) != "application/json":  # SameOrigin refused it already
+        raise ApiError(403, "send the body as JSON with 'Content-Type: application/json'")
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise ApiError(413, f"the body is larger than {MAX_BODY:,} bytes; an action is a short JSON object")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise ApiError(413, f"the body is larger than {MAX_BODY:,} bytes; an action is a short JSON object")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise ApiError(413, f"the body is larger than {MAX_BODY:,} bytes; an action is a short JSON object")
+    except ClientDisconnect:  # gone, or cut off at REQUEST_TIMEOUT: nobody reads the answer
+        raise ApiError(408, f"the body did not come within {REQUEST_TIMEOUT:g} seconds") from None
     if not body.strip():
         return {}
-    if ctype != "application/json":
-        raise ApiError(415, "send the body as JSON with 'Content-Type: application/json'")
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
@@ -192,7 +272,88 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
         *game_routes(session, coach, book),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
+    middleware.append(Middleware(SameOrigin))
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: refused})
+
+
+def _timed_protocol(timeout: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with a deadline on each request: a client that has not sent
+    a whole request (head and body) ``timeout`` seconds after it connected, or
+    after the last response, is cut off.  uvicorn's own timeout covers only a connection
+    idle after a response, and any byte received cancels it, so a client sending a byte
+    a second held its connection for ever (a body read then ends in ClientDisconnect,
+    answered 408 by :func:`read_json`)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11(H11Protocol):
+        deadline: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self.deadline = self.loop.call_later(timeout, self._cut)
+
+        def _disarm(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+                self.deadline = None
+
+        def _cut(self) -> None:
+            self.deadline = None
+            if self.conn.their_state is not h11.DONE and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is h11.DONE:  # the whole request is in
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+    return TimedH11
+
+
+def make_server(app: Starlette, request_timeout: float = REQUEST_TIMEOUT) -> uvicorn.Server:
+    """A uvicorn server for the app: the h11 protocol with a deadline per request
+    (:func:`_timed_protocol`), ``MAX_CONNECTIONS`` at once, heads of ``MAX_HEADERS``
+    bytes at most, and SIGHUP (a closed terminal) stopping it as SIGINT and SIGTERM do."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            """uvicorn's, with SIGHUP too (unless started ignored, as under nohup): raised
+            in the event loop, it was lost there, and the server went on serving."""
+            hup = getattr(signal, "SIGHUP", None)
+            if (hup is None or threading.current_thread() is not threading.main_thread()
+                    or signal.getsignal(hup) == signal.SIG_IGN):
+                with super().capture_signals():
+                    yield
+                return
+            old = signal.signal(hup, self.handle_exit)
+            try:
+                with super().capture_signals():
+                    yield
+            finally:
+                signal.signal(hup, old)
+                if signal.SIGHUP in self._captured_signals:  # raised again, as uvicorn does the others
+                    signal.raise_signal(hup)
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1,
+                            http=_timed_protocol(request_timeout), limit_concurrency=MAX_CONNECTIONS,
+                            h11_max_incomplete_event_size=MAX_HEADERS)
+    return Server(config)
 
 
 def serve(app: Starlette, sock: socket.socket) -> None:
@@ -203,10 +364,7 @@ def serve(app: Starlette, sock: socket.socket) -> None:
     ``asyncio.run``, whose own SIGINT handler may turn it into a cancelled task that ends
     normally (it does when the coach's worker is busy), so the server's return is taken
     as the interruption it always is: nothing else stops it."""
-    import uvicorn
-
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run(sockets=[sock])
+    make_server(app).run(sockets=[sock])
     raise KeyboardInterrupt
 
 

@@ -51,6 +51,14 @@ def available(deck: Deck | None = None) -> bool:
     return deck is None or (deck.n <= _core.MAX_MODULES and len(deck.card_ids) <= _core.MAX_CARDS)
 
 
+def shutdown() -> None:
+    """The process is ending: every compiled search, running or to come, stops at once
+    with KeyboardInterrupt (see ``_core.shutdown``), so that a worker thread inside one
+    can be joined before the interpreter finalizes."""
+    if _core is not None:
+        _core.shutdown()
+
+
 _TABLES_OFF = [0]
 """How many ``tables_off`` blocks are open."""
 

@@ -33,7 +33,7 @@ function el(tag, attrs = {}, parent = null, text = null) {
 async function call(method, url, body) {
   // every POST is JSON, with its content type (an empty object when there is nothing to say)
   const opts = {method, headers: {}};
-  if (method === "POST" || body !== undefined) {
+  if (method !== "GET") {  // the server refuses a change without the JSON content type
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body === undefined ? {} : body);
   }
