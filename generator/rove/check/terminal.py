@@ -138,7 +138,10 @@ def _print_heading(data: dict[str, Any], console: Any) -> None:
     console.print(f"[bold]rove check[/bold]: {spec['name']} "
                   f"({len(spec['modules'])} modules, {len(spec['cards'])} cards, "
                   f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
-                  f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
+                  + (f"{opts['deals']} deal(s) per difficulty" if opts["deals"] is not None else
+                     f"deals in batches of {opts['batch']} until the verdict settles (at most "
+                     f"{opts['max_deals']})")
+                  + f", node limit {opts['node_limit']}"
                   + (f" (seer {opts['seer_node_limit']})" if opts.get("seer_node_limit") else "")
                   + (f"; rungs {_rungs(opts['ladder'])}" if opts.get("ladder") else "")
                   + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
