@@ -191,7 +191,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
                           "lost_missions_done_mean", "nodes_total", "lost_seeds", "unknown_seeds",
                           "wilson95_all", "lost_proof_nodes",
                           "wilson95_unknowns_lost", "wilson95_unknowns_won",
-                          "unknown_missions_done_max", "unknown_missions_done_mean"}
+                          "unknown_missions_done_max", "unknown_missions_done_mean", "unknown_tried"}
         assert w["solved"] + w["unsolvable"] + w["unknown"] == w["deals"] == 4
         assert w["bounds"] == [w["solved"] / 4, (w["solved"] + w["unknown"]) / 4]
     cards = data["cards"]

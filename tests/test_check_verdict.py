@@ -253,3 +253,18 @@ def test_time_left_waits_for_enough_work_and_lands_within_2x() -> None:
     assert k >= 3 and eta is not None
     real = sum(secs[k + 1:])
     assert real / 2 <= eta <= 2 * real or real == 0
+
+
+def test_unknowns_say_what_was_tried(specs: dict[str, Path]) -> None:
+    """A deck no one wins, searched with too few nodes to prove it: the report says what
+    each rung tried and the deck's points, and calls nothing lost it could not prove."""
+    from rove.check.report import tried_sentence
+
+    rep = run_check(load_spec(specs["never"]), CheckOptions(deals=4, difficulties=("normal",), starts=2,
+                                                             node_limit=1, seer_node_limit=1))
+    data = rep.to_json()
+    w = data["winnability"]["normal"]
+    assert w["unsolvable"] == 0 and w["unknown"] == 4
+    assert w["unknown_tried"]["deals"] == 4 and w["unknown_tried"]["search_at_limit"] == 4
+    said = tried_sentence(data["winnability"], data["points"])
+    assert said is not None and "4 deal(s) stayed unknown" in said and "stopped at its 1 nodes on 4" in said

@@ -341,8 +341,61 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "nodes_total": sum(r["nodes"] for r in rs),
             **_rerun_seeds(rs),
             **_unknown_section(won, unk, n, rs),
+            "unknown_tried": _tried(rs),
         }
     return winnability
+
+
+def _tried(rs: list[Row]) -> Row:
+    """What the ladder tried on a difficulty's deals a limit left unknown: how many the
+    seer searched whole (every line it ranks, within fewer nodes than its budget: a
+    larger seer finds nothing new), how many it left at its budget, how many the exact
+    search left at its node limit, and the largest budget each had."""
+    out: Row = {"deals": 0, "seer_whole": 0, "seer_at_budget": 0, "search_at_limit": 0,
+                "seer_budget": None, "search_budget": None}
+    for r in rs:
+        if r["status"] != "unknown" or r["limit"] not in ("nodes", "time"):
+            continue
+        out["deals"] += 1
+        seer = [st for st in r["steps"] if st["solver"] == "seer"]
+        search = [st for st in r["steps"] if st["solver"] == "search"]
+        if seer:
+            last = seer[-1]
+            out["seer_whole" if last["nodes"] < last["budget"] else "seer_at_budget"] += 1
+            out["seer_budget"] = max(out["seer_budget"] or 0, last["budget"])
+        if search:
+            out["search_at_limit"] += 1
+            out["search_budget"] = max(out["search_budget"] or 0, search[-1]["budget"])
+    return out
+
+
+def tried_sentence(win: dict[str, Row], points: Row) -> str | None:
+    """Why the unknown deals stayed undecided, in words: what each rung tried, and the
+    deck's points against what its missions need.  Only the exact search proves a loss,
+    so a deal no search could exhaust stays unknown, never lost."""
+    tried = [w["unknown_tried"] for w in win.values() if w.get("unknown_tried", {}).get("deals")]
+    if not tried:
+        return None
+    n = sum(t["deals"] for t in tried)
+    whole, at_budget = sum(t["seer_whole"] for t in tried), sum(t["seer_at_budget"] for t in tried)
+    search = sum(t["search_at_limit"] for t in tried)
+    seer_b = max((t["seer_budget"] or 0 for t in tried), default=0)
+    search_b = max((t["search_budget"] or 0 for t in tried), default=0)
+    parts = []
+    if whole:
+        parts.append(f"the seer tried every line it ranks on {whole} (inside its {seer_b:,}-node budget) "
+                     "and found no win")
+    if at_budget:
+        parts.append(f"the seer ran out of its {seer_b:,} nodes on {at_budget}")
+    if search:
+        parts.append(f"the exact search, the only proof of a loss, stopped at its {search_b:,} nodes on {search}")
+    need = points.get("needed_no_abilities")
+    pts = (f"; the deck's cards pay {points['base_total']} base and {points['bonus_total']} bonus points "
+           f"in all against {need:g} its {points['missions_to_win']} missions need by the median cost "
+           "with every module spent (a reading, not a proof: spent cards come back when the draw "
+           "pile is remade, and abilities move modules for nothing)" if need is not None else "")
+    return (f"Why {n} deal(s) stayed unknown: {'; '.join(parts)}{pts}. A larger --node-limit "
+            "gives the exact search the chance to prove them lost.")
 
 
 def ladder_sentence(win: dict[str, Row]) -> str | None:

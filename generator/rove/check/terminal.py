@@ -8,7 +8,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence, unknown_sentences
+from .report import (
+    FAIL,
+    OK,
+    SKIPPED,
+    WARN,
+    CheckReport,
+    fmt_num,
+    fmt_pct,
+    ladder_sentence,
+    tried_sentence,
+    unknown_sentences,
+)
 from .tally import ProgressFn
 from .verdict import deck_tune_command
 
@@ -79,6 +90,9 @@ def print_report(report: CheckReport, console: Any) -> None:
     _print_mission_costs(data["mission_costs"], console)
     _print_winnability(data["winnability"], console)
     _print_unknown_depth(data["winnability"], data["spec"]["missions_to_win"], console)
+    why = tried_sentence(data["winnability"], data["points"])
+    if why:
+        console.print(f"[dim]{why}[/dim]")
     if ex is not None:
         _print_expert_winnability(ex, data["winnability"], console)
     _print_cards(data["cards"], diffs, console)

@@ -29,7 +29,18 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ..check.report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence
+from ..check.report import (
+    FAIL,
+    OK,
+    SKIPPED,
+    WARN,
+    CheckReport,
+    fmt_num,
+    fmt_pct,
+    ladder_sentence,
+    tried_sentence,
+    unknown_sentences,
+)
 from .fonts import FONT, FONT_BOLD, register_fonts
 
 PAGE = A4
@@ -393,6 +404,9 @@ def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
         if said:
             parts.append(Paragraph(_esc(said), st["small"]))
         parts += _unknown_deals(win, data["spec"]["missions_to_win"], st)
+        for line in [*unknown_sentences(win), tried_sentence(win, data["points"])]:
+            if line:
+                parts.append(Paragraph(_esc(line), st["small"]))
     story.append(KeepTogether(parts))
     if ex is not None:
         story += _expert_winnability(ex, diffs, st)
