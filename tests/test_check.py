@@ -18,6 +18,7 @@ from rove.check import (
     CheckOptions,
     deal_seed,
     outcome_bounds,
+    parse_band,
     run_check,
     start_arrangements,
     wilson,
@@ -427,3 +428,12 @@ def test_the_commands_defaults_are_the_options_defaults() -> None:
     assert given["starts"] == want.starts and given["time_limit"] == want.time_limit
     assert tuple(given["player"].split(",")) == want.players
     assert tuple(given["difficulty"].split(",")) == want.difficulties
+    # the sequential run's figures, and the bands (none given: CheckOptions' defaults)
+    assert given["deals"] is None and want.sequential
+    assert given["max_deals"] == want.max_deals and given["thoughtful_deals"] == want.thoughtful_deals
+    assert given["band"] is None and CheckOptions(bands=parse_band([])) == want
+    # the expert's budget is one figure everywhere: the check's, the tune's, the expert's own
+    from rove.solve.expert import GAME_NODE_LIMIT
+
+    tune = {p.name: p.default for p in typer.main.get_command(app).commands["tune"].params}  # type: ignore[attr-defined]
+    assert tune["expert_node_limit"] == want.expert_node_limit == GAME_NODE_LIMIT
