@@ -12,7 +12,8 @@ option at its default; ``--deals`` only when given) on each deck in turn, in a p
 its own, and prints its wall time, its CPU time (the command's and its workers' tasks'), where the
 workers' time went (static checks, the expert's games, the thoughtful player's deals),
 the thoughtful player's share decided and how (expert's win, seer, exact search), its
-proven losses with their proofs' nodes, and the nodes a deal took.
+proven losses with their proofs' nodes, the nodes a deal took, and per difficulty the
+deals the sequential run played, the width of the expert's interval and why it stopped.
 
 Each difficulty and player is run on its own (static checks skipped) through the same
 local process pool ``rove check`` uses, so the figure is wall-clock deals per minute on
@@ -87,7 +88,9 @@ def summarise(deck: str, rep: dict[str, Any], wall: float, main_cpu: float) -> d
     ex = rep.get("expert") or {}
     games = ex.get("deals", [])
     return {
-        "deck": deck, "deals_per_difficulty": rep["options"]["deals"], "wall_seconds": round(wall, 1),
+        "deck": deck, "deals_per_difficulty": rep["options"]["deals"] or max(
+            (v["deals"] for v in (rep.get("verdict") or {}).values()), default=0),
+        "wall_seconds": round(wall, 1),
         "cpu_seconds": round(main_cpu + static + expert + thoughtful, 1),
         "static_seconds": round(static, 1), "expert_seconds": round(expert, 1),
         "thoughtful_seconds": round(thoughtful, 1),
@@ -97,7 +100,16 @@ def summarise(deck: str, rep: dict[str, Any], wall: float, main_cpu: float) -> d
         "nodes_per_deal_median": nodes[n // 2] if n else None,
         "expert_games": len(games), "expert_win_rate": {d: w["win_rate"] for d, w in ex.get("winnability", {}).items()},
         "thoughtful_win_rate": {d: w["win_rate"] for d, w in win.items()},
+        # the verdict per difficulty: the deals the expert played, its interval's width
+        # (valid under the stopping rule) and why the run stopped
+        "verdict": {d: {"deals": v["deals"], "width_points": _width(v["interval"]), "verdict": v["verdict"],
+                        "settled": v["settled"], "stopped": v["stopped"]}
+                    for d, v in (rep.get("verdict") or {}).items()},
     }
+
+
+def _width(ci: list[float] | None) -> float | None:
+    return None if ci is None else round(100 * (ci[1] - ci[0]), 1)
 
 
 def defaults(args: argparse.Namespace) -> None:
@@ -123,6 +135,10 @@ def defaults(args: argparse.Namespace) -> None:
         rates = ", ".join(f"{d} {_pct(r['expert_win_rate'].get(d))}/{_pct(r['thoughtful_win_rate'].get(d))}"
                           for d in r["thoughtful_win_rate"])
         print(f"{'':<22}win rates expert/thoughtful: {rates}")
+        said = "; ".join(f"{d} {v['deals']} deals, {v['width_points']} points wide, {v['verdict']} ({v['stopped']})"
+                         for d, v in r["verdict"].items())
+        if said:
+            print(f"{'':<22}verdict: {said}")
 
 
 def _pct(x: float | None) -> str:

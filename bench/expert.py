@@ -31,7 +31,7 @@ except ImportError:  # run from a checkout without the package installed
 
 from rove.check.options import deal_seed  # noqa: E402
 from rove.check.run import _expert_task, spec_fingerprint  # noqa: E402
-from rove.solve.expert import DEFAULT_NODE_LIMIT  # noqa: E402
+from rove.solve.expert import GAME_NODE_LIMIT  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
 Game = tuple[str, str, int, int, str]
@@ -42,7 +42,7 @@ def game(task: Game) -> tuple[str, int, float, float]:
     (``task``: spec path, its fingerprint, seed, deal index, difficulty)."""
     spec_path, fingerprint, seed, index, difficulty = task
     t = time.process_time()
-    r = _expert_task(spec_path, fingerprint, index, deal_seed(seed, index), difficulty, DEFAULT_NODE_LIMIT)
+    r = _expert_task(spec_path, fingerprint, index, deal_seed(seed, index), difficulty, GAME_NODE_LIMIT)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
     return r["status"], r["nodes"], time.process_time() - t, peak
 

@@ -14,10 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from rove.check import (
-    DEFAULT_NODE_LIMIT,
+    DEFAULT_SEARCH_NODE_LIMIT,
     CheckOptions,
     deal_seed,
     outcome_bounds,
+    parse_band,
     run_check,
     start_arrangements,
     wilson,
@@ -160,7 +161,7 @@ def test_workers_refuse_a_stale_spec_and_report_progress(specs: dict[str, Path])
 def test_json_schema(specs: dict[str, Path]) -> None:
     rep = run_check(load_spec(specs["row"]), opts(deals=4, starts=2))
     data = rep.to_json()
-    assert list(data) == ["format", "spec", "options", "reproducibility", "checks",
+    assert list(data) == ["format", "spec", "options", "verdict", "reproducibility", "checks",
                           "mission_costs", "points", "winnability", "cards", "modules", "deals",
                           "expert", "advice", "timing"]
     assert "timing" not in rep.to_json(timing=False)
@@ -168,8 +169,13 @@ def test_json_schema(specs: dict[str, Path]) -> None:
     assert data["options"]["difficulties"] == ["normal", "impossible"]
     assert data["reproducibility"]["primary_limit"] == "nodes"
     assert data["reproducibility"]["reproducible"] is True
+    for d, v in data["verdict"].items():
+        assert {"band", "deals", "won", "interval", "settled", "verdict", "stopped", "lever",
+                "tune", "text", "direction"} <= set(v)
+        assert v["deals"] == 4 and v["stopped"] == "fixed" and v["looks"] == 1
+        assert v["band"] == list(CheckOptions().band(d))
     for c in data["checks"]:
-        assert set(c) == {"id", "title", "status", "detail", "items"}
+        assert set(c) - {"contradicted"} == {"id", "title", "status", "detail", "items"}
         assert c["status"] in ("ok", "warn", "fail", "skipped")
     assert [c["id"] for c in data["checks"]] == ["spec", "mission_patterns", "movement_patterns",
                                                  "missions_from_starts", "points"]
@@ -186,7 +192,7 @@ def test_json_schema(specs: dict[str, Path]) -> None:
                           "lost_missions_done_mean", "nodes_total", "lost_seeds", "unknown_seeds",
                           "wilson95_all", "lost_proof_nodes",
                           "wilson95_unknowns_lost", "wilson95_unknowns_won",
-                          "unknown_missions_done_max", "unknown_missions_done_mean"}
+                          "unknown_missions_done_max", "unknown_missions_done_mean", "unknown_tried"}
         assert w["solved"] + w["unsolvable"] + w["unknown"] == w["deals"] == 4
         assert w["bounds"] == [w["solved"] / 4, (w["solved"] + w["unknown"]) / 4]
     cards = data["cards"]
@@ -330,7 +336,7 @@ def test_tables_keep_intervals_whole_in_80_columns(specs: dict[str, Path]) -> No
     console = Console(width=80, record=True)
     print_report(rep, console)
     text = console.export_text()
-    row = next(line for line in text.splitlines() if line.lstrip().startswith("impossible"))
+    row = next(line for line in text.splitlines() if line.split()[:1] == ["impossible"])
     assert row.split()[-3:] == ["100.0%", "64.6-100.0%", "58.3-100.0%"] and "\u2026" not in text
     assert "10 deal(s) unknown" in text
 
@@ -395,7 +401,7 @@ def test_a_time_limit_never_changes_what_is_searched(monkeypatch: pytest.MonkeyP
     runs = []
     for time_limit in (None, 600.0):
         o = CheckOptions(deals=1 if python else 8, difficulties=("normal",), seed=3, starts=0,
-                         node_limit=20_000 if python else DEFAULT_NODE_LIMIT,
+                         node_limit=20_000 if python else DEFAULT_SEARCH_NODE_LIMIT,
                          time_limit=time_limit, players=("thoughtful",), seer_node_limit=0)
         rep = run_check(spec, o, SerialExecutor()).to_json(timing=False)
         rep["options"].pop("time_limit", None)
@@ -422,3 +428,12 @@ def test_the_commands_defaults_are_the_options_defaults() -> None:
     assert given["starts"] == want.starts and given["time_limit"] == want.time_limit
     assert tuple(given["player"].split(",")) == want.players
     assert tuple(given["difficulty"].split(",")) == want.difficulties
+    # the sequential run's figures, and the bands (none given: CheckOptions' defaults)
+    assert given["deals"] is None and want.sequential
+    assert given["max_deals"] == want.max_deals and given["thoughtful_deals"] == want.thoughtful_deals
+    assert given["band"] is None and CheckOptions(bands=parse_band([])) == want
+    # the expert's budget is one figure everywhere: the check's, the tune's, the expert's own
+    from rove.solve.expert import GAME_NODE_LIMIT
+
+    tune = {p.name: p.default for p in typer.main.get_command(app).commands["tune"].params}  # type: ignore[attr-defined]
+    assert tune["expert_node_limit"] == want.expert_node_limit == GAME_NODE_LIMIT

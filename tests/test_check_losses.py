@@ -200,7 +200,7 @@ def test_the_expert_wins_decide_what_the_search_left_unknown(tmp_path: Path) -> 
         assert r["points"] >= 1
     for d, w in both["winnability"].items():
         assert (w["solved"], w["unknown"], w["decided_by_expert"]) == (12, 0, 12), d
-        assert w["unknown_by_limit"] == {"nodes": 0, "time": 0}
+        assert w["unknown_by_limit"] == {"nodes": 0, "time": 0, "interrupted": 0, "not_played": 0}
         assert both["expert"]["winnability"][d]["wins_thoughtful_unknown"] == 12
 
 

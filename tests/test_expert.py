@@ -193,7 +193,7 @@ def test_every_game_ends_within_its_budget() -> None:
     r = expert.play(deck, start, node_limit=50)
     assert r.status == "lost" and r.reason == "budget" and r.nodes <= 50
     full = expert.play(deck, start)
-    assert full.status == "won" and full.nodes <= expert.DEFAULT_NODE_LIMIT
+    assert full.status == "won" and full.nodes <= expert.GAME_NODE_LIMIT
     again = expert.play(deck, start)
     assert again == full  # deterministic
     s = start
@@ -224,7 +224,7 @@ def test_main_search_gets_what_the_game_has_left() -> None:
     view = max(views, key=lambda v: alone(v)[1].nodes)  # the game's hardest decision
     want, need = alone(view)
     assert want and need.nodes > 50
-    budget = expert.PlayerBudget(expert.DEFAULT_NODE_LIMIT, expert.DEFAULT_PROBE_NODES)
+    budget = expert.PlayerBudget(expert.GAME_NODE_LIMIT, expert.DEFAULT_PROBE_NODES)
     plan, limited = budget.search(deck, view)
     assert (plan, limited) == (want, False) and budget.used == need.nodes
     again = budget.search(deck, view)

@@ -536,8 +536,10 @@ def test_ctrl_c_prints_the_figures_so_far(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "the figures above are partial" in err
     shown = " ".join(out.split())
-    assert "PARTIAL: interrupted; the figures cover 2 expert game(s) and 2 thoughtful deal(s) of the 2 asked" in shown
+    assert "PARTIAL: interrupted; the figures cover 2 expert game(s) and 2 thoughtful deal(s) of the 2 planned" in shown
     assert "1 by the expert's own win" in shown
+    # the deal cut off was not played to any limit: never "limit reached"
+    assert "limit reached" not in shown and "1 deal(s) not played" in shown
     assert list(tmp_path.iterdir()) == []
 
 

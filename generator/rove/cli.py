@@ -24,6 +24,17 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from .defaults import (
+    CHECK_BATCH,
+    CHECK_MAX_DEALS,
+    CHECK_MISSION_NODES,
+    CHECK_SEER_NODES,
+    CHECK_STARTS,
+    CHECK_THOUGHTFUL_DEALS,
+    CHECK_TIME_LIMIT,
+    EXPERT_GAME_NODES,
+    QUICK_SEARCH_NODES,
+)
 from .errors import InputError, SolverBug
 from .outputs import (
     MANIFEST,
@@ -385,21 +396,31 @@ def solve(
 @handles_input_errors
 def check(
     spec: Annotated[str, typer.Argument(help="Bundled spec name or path.")],
-    deals: Annotated[int, typer.Option(help=f"Random deals per difficulty (at most {MAX_DEALS:,}); more "
-                                            "narrow the intervals.", min=0, max=MAX_DEALS)] = 20,
+    deals: Annotated[int | None, typer.Option(help=f"Random deals per difficulty, a fixed count (at most "
+                                                   f"{MAX_DEALS:,}); by default deals in batches of "
+                                                   f"{CHECK_BATCH} until the expert's interval settles "
+                                                   "the verdict.", min=0, max=MAX_DEALS)] = None,
+    max_deals: Annotated[int, typer.Option(help="Most deals per difficulty without --deals.",
+                                           min=1, max=MAX_DEALS)] = CHECK_MAX_DEALS,
+    band: Annotated[list[str] | None, typer.Option(help="DIFFICULTY=LOW-HIGH, the target band of the expert's "
+                                                        "win rate (repeat for each), e.g. normal=0.45-0.65; "
+                                                        "the defaults are in docs/reference/check.md.")] = None,
+    thoughtful_deals: Annotated[int | None, typer.Option(help="Deals per difficulty the thoughtful player plays, "
+                                                              "the first ones (default: all of --deals, else "
+                                                              f"{CHECK_THOUGHTFUL_DEALS}).", min=0)] = None,
     difficulty: Annotated[str, typer.Option(help="Comma-separated: "
                                                  "normal,hard,impossible.")] = "normal,hard,impossible",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
-    node_limit: Annotated[int, typer.Option(help="Exact-search nodes per deal; above 100,000 the deals the "
-                                                 "cheap rungs leave get a dear search of this many.",
-                                            min=1, max=MAX_NODES)] = 100_000,
+    node_limit: Annotated[int, typer.Option(help=f"Exact-search nodes per deal; above {QUICK_SEARCH_NODES:,} "
+                                                 "the deals the cheap rungs leave get a dear search of this many.",
+                                            min=1, max=MAX_NODES)] = QUICK_SEARCH_NODES,
     mission_node_limit: Annotated[int, typer.Option(help="Search nodes per mission-cost solve.",
-                                                    min=1, max=MAX_NODES)] = 200_000,
+                                                    min=1, max=MAX_NODES)] = CHECK_MISSION_NODES,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per solve (0: none); a safety net only: a solve "
                                                           "stopped by it makes the run timing-dependent.",
-                                                     min=0)] = 600.0,
+                                                     min=0)] = CHECK_TIME_LIMIT,
     starts: Annotated[int | None, typer.Option(help="Start arrangements for mission costs (a seeded sample; "
-                                                    "720: all of six modules; 0 skips).", min=0)] = 60,
+                                                    "720: all of six modules; 0 skips).", min=0)] = CHECK_STARTS,
     jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
                                                   "1 runs in this process).", min=1)] = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
@@ -411,11 +432,12 @@ def check(
                       ] = "thoughtful,expert",
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the expert (a game it cannot "
                                                         "finish within them counts as lost).",
-                                                   min=1, max=MAX_NODES)] = 2_000_000,
+                                                   min=1, max=MAX_NODES)] = EXPERT_GAME_NODES,
     seer_node_limit: Annotated[int, typer.Option(help="Search nodes per deal for the seer, which looks for a win "
-                                                      "(0: no seer; it never proves a loss); above 5,000,000 the "
-                                                      "deals the cheap rungs leave get the seer again.",
-                                                 min=0, max=MAX_NODES)] = 5_000_000,
+                                                      "(0: no seer; it never proves a loss); above "
+                                                      f"{CHECK_SEER_NODES:,} the deals the cheap rungs leave "
+                                                      "get the seer again.",
+                                                 min=0, max=MAX_NODES)] = CHECK_SEER_NODES,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Also play every card's points and bonus "
                                               "one lower and one higher (4 more expert games per card, "
                                               "deal and difficulty).")] = False,
@@ -427,7 +449,7 @@ def check(
     the thoughtful one (draw order known) and the expert player's, side by side."""
     from rich.console import Console
 
-    from .check import CheckInterrupted, CheckOptions, print_report, progress_bar, run_check
+    from .check import CheckInterrupted, CheckOptions, parse_band, print_report, progress_bar, run_check
     from .executors import default_jobs, make_executor
     from .spec import load_spec
 
@@ -443,7 +465,9 @@ def check(
                             seed=seed, node_limit=node_limit, mission_node_limit=mission_node_limit,
                             time_limit=time_limit or None, starts=starts,
                             players=tuple(p.strip() for p in player.split(",") if p.strip()),
-                            expert_node_limit=expert_node_limit, seer_node_limit=seer_node_limit)
+                            expert_node_limit=expert_node_limit, seer_node_limit=seer_node_limit,
+                            max_deals=max_deals, thoughtful_deals=thoughtful_deals,
+                            bands=parse_band(band or []))
         ex = make_executor(executor, jobs, scheduler)
     except (ValueError, RuntimeError) as exc:
         raise fail_input(f"check: {exc}") from None
@@ -454,7 +478,7 @@ def check(
         try:
             with ex:
                 result = run_check(sp, opts, executor=ex, progress=progress,
-                                   verify_losses=verify_losses)
+                                   verify_losses=verify_losses, ref=spec)
                 if sensitivity:
                     from .check.sensitivity import sensitivity as measure
 
@@ -550,7 +574,7 @@ def tune(
                                             min=1, max=9)] = 3,
     max_rounds: Annotated[int, typer.Option(help="Steps the search takes at most.", min=0)] = 30,
     expert_node_limit: Annotated[int, typer.Option(help="Search nodes per game for the expert.",
-                                                   min=1)] = 2_000_000,
+                                                   min=1)] = EXPERT_GAME_NODES,
     jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
                                                   "1 runs in this process).", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,

@@ -24,24 +24,28 @@ The blocker of an unsolvable deal is the mission the deepest line reached but co
 complete, as the game solver reports it (``stats["deepest_mission"]``; exact, since the
 search that proved the deal unsolvable visited every line).
 
-The package: :mod:`.options` (what the figures depend on), :mod:`.run` (the tasks and the
-run), :mod:`.report` (the figures, one function a report section) and :mod:`.terminal`
-(the Rich tables); the PDF is :mod:`rove.pdf.report`.  None of them imports Rich or
+The package: :mod:`.options` (what the figures depend on), :mod:`.tasks` (the typed units
+of work), :mod:`.run` (the workers and the run, in batches), :mod:`.verdict` (too easy, in
+the band or too hard, and when to stop dealing), :mod:`.report` (the figures, one
+function a report section), :mod:`.stats` (the intervals) and :mod:`.terminal` (the Rich
+tables); the PDF is :mod:`rove.pdf.report`.  None of them imports Rich or
 ReportLab at import time.
 """
 
 from .options import (
     BARE_BUDGET,
+    DEFAULT_BANDS,
     DEFAULT_DEALS,
     DEFAULT_EXPERT_NODE_LIMIT,
     DEFAULT_MISSION_NODE_LIMIT,
-    DEFAULT_NODE_LIMIT,
+    DEFAULT_SEARCH_NODE_LIMIT,
     DEFAULT_STARTS,
     DEFAULT_TIME_LIMIT,
     MAX_STARTS,
     PLAYERS,
     CheckOptions,
     deal_seed,
+    parse_band,
     start_arrangements,
 )
 from .report import (
@@ -65,10 +69,10 @@ from .terminal import print_report, progress_bar
 
 __all__ = [
     "BARE_BUDGET", "CHECK_FORMAT", "DEFAULT_DEALS", "DEFAULT_STARTS", "DEFAULT_EXPERT_NODE_LIMIT",
-    "DEFAULT_MISSION_NODE_LIMIT", "DEFAULT_NODE_LIMIT", "DEFAULT_TIME_LIMIT", "FAIL",
+    "DEFAULT_MISSION_NODE_LIMIT", "DEFAULT_SEARCH_NODE_LIMIT", "DEFAULT_BANDS", "DEFAULT_TIME_LIMIT", "FAIL",
     "MAX_STARTS", "OK", "PLAYERS", "SKIPPED", "WARN", "CheckOptions", "CheckReport",
     "CheckInterrupted", "ProgressFn", "aggregate", "deal_tasks", "deal_seed", "fmt_num", "fmt_pct",
-    "foresight_sentence",
+    "foresight_sentence", "parse_band",
     "outcome_bounds", "plan_tasks", "print_report", "progress_bar", "run_check", "run_task",
     "spec_fingerprint", "start_arrangements", "wilson", "wilson_union",
 ]

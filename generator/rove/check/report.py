@@ -16,11 +16,13 @@ from typing import Any
 
 from ..spec import Spec, pattern_problems
 from .options import BARE_BUDGET, CheckOptions
+from .stats import Z95 as Z95
+from .stats import wilson as wilson
+from .stats import wilson_union as wilson_union
 
 CHECK_FORMAT = "rove-check/1"
 #: a deal row's fields that depend on the machine: kept out of the report's figures
 _TIMING = frozenset({"seconds", "cpu_seconds"})
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 
@@ -29,33 +31,6 @@ Row = dict[str, Any]
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% by default).
-
-    ``n == 0`` gives the uninformative (0, 1)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes {successes} must be between 0 and n={n}")
-    p = successes / n
-    z2 = z * z
-    denom = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)
-    hi = 1.0 if successes == n else min(1.0, centre + half)
-    return (lo, hi)
-
-
-def wilson_union(wins: int, unknown: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The 95% interval of the win rate over all ``n`` deals when ``unknown`` of them are
-    undecided: the union of the Wilson intervals with the unknowns counted as losses and
-    as wins (the Solvitaire study's way), from the low end of the first to the high end
-    of the second.  It holds whatever the unknowns turn out to be, and with no unknown
-    it is the plain Wilson interval over all deals."""
-    return (wilson(wins, n, z)[0], wilson(wins + unknown, n, z)[1])
 
 
 def outcome_bounds(wins: int, unknown: int, n: int) -> tuple[float, float]:
@@ -117,12 +92,16 @@ class CheckReport:
     advice: list[dict[str, Any]] | None = None
     #: set when the run was interrupted: what the figures cover (None: the whole run)
     partial: dict[str, Any] | None = None
+    #: per difficulty, the verdict on the expert's win rate against the target band
+    #: (``rove.check.verdict``; None when the expert did not play)
+    verdict: dict[str, dict[str, Any]] | None = None
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         out = {
             "format": CHECK_FORMAT,
             "spec": self.spec,
             "options": self.options,
+            **({} if self.verdict is None else {"verdict": self.verdict}),
             "reproducibility": self.reproducibility,
             "checks": self.checks,
             "mission_costs": self.mission_costs,
@@ -153,12 +132,16 @@ class CheckReport:
                                            "winnability", "cards", "modules", "reproducibility",
                                            "deals")}, timing=data.get("timing", {}),
                    expert=data.get("expert"), sensitivity=data.get("sensitivity"),
-                   advice=data.get("advice"), partial=data.get("partial"))
+                   advice=data.get("advice"), partial=data.get("partial"), verdict=data.get("verdict"))
 
     def refresh_advice(self) -> None:
-        """Read the advice lines again from the figures (after a sensitivity is added)."""
+        """Read the advice lines again from the figures (after a sensitivity is added: the
+        verdict's levers name its strongest step too)."""
         from .advice import advice
+        from .verdict import relever
 
+        if self.verdict is not None:
+            relever(self.verdict, self.sensitivity)
         self.advice = None
         self.advice = advice(self.to_json(timing=False))
 
@@ -343,8 +326,10 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "win_rate": _r(won / decided) if decided else None,
             "wilson95": [_r(lo), _r(hi)] if decided else None,
             "bounds": [_r(blo), _r(bhi)],
+            # what stopped the unknown deals: a node or time limit, or (a partial run) Ctrl-C
+            # cutting a deal's rungs off, or a deal the run had not reached
             "unknown_by_limit": {k: sum(r["status"] == "unknown" and r["limit"] == k for r in rs)
-                                 for k in ("nodes", "time")},
+                                 for k in ("nodes", "time", "interrupted", "not_played")},
             # wins the search left at its limit, proven by the seer's or the expert's
             # replayed plan
             "decided_by_seer": sum(r.get("witness") == "seer" for r in rs),
@@ -356,8 +341,61 @@ def winnability_section(options: CheckOptions, deals: list[Row]) -> dict[str, Ro
             "nodes_total": sum(r["nodes"] for r in rs),
             **_rerun_seeds(rs),
             **_unknown_section(won, unk, n, rs),
+            "unknown_tried": _tried(rs),
         }
     return winnability
+
+
+def _tried(rs: list[Row]) -> Row:
+    """What the ladder tried on a difficulty's deals a limit left unknown: how many the
+    seer searched whole (every line it ranks, within fewer nodes than its budget: a
+    larger seer finds nothing new), how many it left at its budget, how many the exact
+    search left at its node limit, and the largest budget each had."""
+    out: Row = {"deals": 0, "seer_whole": 0, "seer_at_budget": 0, "search_at_limit": 0,
+                "seer_budget": None, "search_budget": None}
+    for r in rs:
+        if r["status"] != "unknown" or r["limit"] not in ("nodes", "time"):
+            continue
+        out["deals"] += 1
+        seer = [st for st in r["steps"] if st["solver"] == "seer"]
+        search = [st for st in r["steps"] if st["solver"] == "search"]
+        if seer:
+            last = seer[-1]
+            out["seer_whole" if last["nodes"] < last["budget"] else "seer_at_budget"] += 1
+            out["seer_budget"] = max(out["seer_budget"] or 0, last["budget"])
+        if search:
+            out["search_at_limit"] += 1
+            out["search_budget"] = max(out["search_budget"] or 0, search[-1]["budget"])
+    return out
+
+
+def tried_sentence(win: dict[str, Row], points: Row) -> str | None:
+    """Why the unknown deals stayed undecided, in words: what each rung tried, and the
+    deck's points against what its missions need.  Only the exact search proves a loss,
+    so a deal no search could exhaust stays unknown, never lost."""
+    tried = [w["unknown_tried"] for w in win.values() if w.get("unknown_tried", {}).get("deals")]
+    if not tried:
+        return None
+    n = sum(t["deals"] for t in tried)
+    whole, at_budget = sum(t["seer_whole"] for t in tried), sum(t["seer_at_budget"] for t in tried)
+    search = sum(t["search_at_limit"] for t in tried)
+    seer_b = max((t["seer_budget"] or 0 for t in tried), default=0)
+    search_b = max((t["search_budget"] or 0 for t in tried), default=0)
+    parts = []
+    if whole:
+        parts.append(f"the seer tried every line it ranks on {whole} (inside its {seer_b:,}-node budget) "
+                     "and found no win")
+    if at_budget:
+        parts.append(f"the seer ran out of its {seer_b:,} nodes on {at_budget}")
+    if search:
+        parts.append(f"the exact search, the only proof of a loss, stopped at its {search_b:,} nodes on {search}")
+    need = points.get("needed_no_abilities")
+    pts = (f"; the deck's cards pay {points['base_total']} base and {points['bonus_total']} bonus points "
+           f"in all against {need:g} its {points['missions_to_win']} missions need by the median cost "
+           "with every module spent (a reading, not a proof: spent cards come back when the draw "
+           "pile is remade, and abilities move modules for nothing)" if need is not None else "")
+    return (f"Why {n} deal(s) stayed unknown: {'; '.join(parts)}{pts}. A larger --node-limit "
+            "gives the exact search the chance to prove them lost.")
 
 
 def ladder_sentence(win: dict[str, Row]) -> str | None:
@@ -376,6 +414,25 @@ def ladder_sentence(win: dict[str, Row]) -> str | None:
              f"{search} by the exact search{lost}" if search else "no loss proven"]
     return (f"Decided in order of cost: {', '.join(p for p in parts if p)}; every win's plan is replayed by "
             "the rules engine, and only the exact search proves a loss.")
+
+
+def unknown_sentences(win: dict[str, Row]) -> list[str]:
+    """What the thoughtful player's unknown deals are, in words (the terminal's and the
+    PDF's): those a limit stopped (which a larger limit narrows), those Ctrl-C cut off
+    and those an interrupted run never reached (neither of which reached any limit)."""
+    by = {k: sum(w["unknown_by_limit"].get(k, 0) for w in win.values())
+          for k in ("nodes", "time", "interrupted", "not_played")}
+    out = []
+    limited = by["nodes"] + by["time"]
+    if limited:
+        out.append(f"{limited} deal(s) unknown (limit reached): the true win rate lies within the "
+                   "bounds, which a larger --node-limit narrows.")
+    if by["interrupted"]:
+        out.append(f"{by['interrupted']} deal(s) interrupted: Ctrl-C stopped their searches.")
+    if by["not_played"]:
+        out.append(f"{by['not_played']} deal(s) not played: the run was interrupted before the "
+                   "thoughtful player reached them.")
+    return out
 
 
 def _unknown_section(won: int, unk: int, n: int, rs: list[Row]) -> Row:

@@ -1,21 +1,33 @@
-"""Running a check: the worker tasks (small picklable tuples naming a spec file, each
-giving a small dict of plain values) and the run that plans them, maps them over an
-executor and gathers their results by task index."""
+"""Running a check: the worker functions (each task of ``rove.check.tasks`` names a spec
+file and gives a small dict of plain values) and the run that plans them, maps them over
+an executor in batches and gathers their results by task index."""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import SolverBug
 from ..generators.deals import deal, start_layout
+from ..solve.ladder import Rung
 from ..spec import Spec, load_spec
 from .options import BARE_BUDGET, CheckOptions, deal_seed, start_arrangements
 from .report import CheckReport, aggregate
 from .tally import ProgressFn, Tally
+from .tasks import (
+    LONG_TASKS,
+    DealTask,
+    ExpertTask,
+    SpecRef,
+    StartsTask,
+    TableTask,
+    Task,
+    VerifyTask,
+)
+from .verdict import contradicted, stop_reason, verdict_section
 
 _SPECS: dict[tuple[str, str], Spec] = {}
 
@@ -40,27 +52,23 @@ def _spec(path: str, fingerprint: str) -> Spec:
     return spec
 
 
-Task = tuple[Any, ...]
-"""One unit of work for an executor: its kind ("table", "starts", "deal", "expert" or
-"verify"), then the
-arguments of the function that runs it (plain values, so that it pickles)."""
-
-
 def run_task(task: Task) -> dict[str, Any]:
     """Run one task in whatever process it lands in (pure: same task, same result,
     apart from ``seconds``)."""
-    kind = task[0]
-    if kind == "deal":
-        return _deal_task(*task[1:])
-    if kind == "starts":
-        return _starts_task(*task[1:])
-    if kind == "expert":
-        return _expert_task(*task[1:])
-    if kind == "verify":
-        return _verify_task(*task[1:])
-    if kind == "table":
-        return _table_task(*task[1:])
-    raise ValueError(f"unknown task kind {kind!r}")
+    ref = task.spec
+    if isinstance(task, DealTask):
+        return _deal_task(ref.path, ref.fingerprint, task.index, task.seed, task.difficulty, task.rungs,
+                          task.time_limit)
+    if isinstance(task, StartsTask):
+        return _starts_task(ref.path, ref.fingerprint, task.index, task.arrangement, task.node_limit,
+                            task.time_limit, task.tables)
+    if isinstance(task, ExpertTask):
+        return _expert_task(ref.path, ref.fingerprint, task.index, task.seed, task.difficulty, task.node_limit)
+    if isinstance(task, VerifyTask):
+        return _verify_task(ref.path, ref.fingerprint, task.index, task.seed, task.difficulty,
+                            task.node_limit, task.time_limit)
+    return _table_task(ref.path, ref.fingerprint, task.card, list(task.arrangements), task.node_limit,
+                       task.time_limit)
 
 
 def _limit_hit(status: str, nodes: int, node_limit: int) -> str | None:
@@ -70,19 +78,19 @@ def _limit_hit(status: str, nodes: int, node_limit: int) -> str | None:
 
 
 def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficulty: str,
-               rungs: tuple[tuple[str, int], ...], time_limit: float | None) -> dict[str, Any]:
+               rungs: tuple[Rung, ...], time_limit: float | None) -> dict[str, Any]:
     """One deal climbed by the thoughtful player (``rove.solve.ladder``): the given rungs
-    (solver, nodes) in order, until one decides it.  Every win is replayed by the engine
+    in order, until one decides it.  Every win is replayed by the engine
     before it is believed; only the exact search can prove a loss."""
     from ..engine import Deck, state_from_position
-    from ..solve.ladder import Rung, climb
+    from ..solve.ladder import climb
     from ..solve.result import plan_cost
 
     t0, c0 = time.monotonic(), time.process_time()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
     deck = Deck(spec, pos.rules)
-    v = climb(deck, state_from_position(deck, pos), [Rung(s, n) for s, n in rungs], time_limit=time_limit)
+    v = climb(deck, state_from_position(deck, pos), list(rungs), time_limit=time_limit)
     out: dict[str, Any] = {
         "index": index, "seed": seed, "difficulty": difficulty, "status": v.status,
         "witness": v.witness, "steps": [s.to_json() for s in v.steps],
@@ -352,49 +360,60 @@ def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:
     return {"status": "solved", "points": d, "abilities": 0, "actions": d, "nodes": 0, "limit": None}
 
 
-def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
-    """The first phase of a run: the expert's games by difficulty, then the start
-    arrangements, with the no-abilities costs' tasks among them (one a mission, when the
-    distance tables may give those costs).  The thoughtful player's deals come after, in order
-    of cost (:func:`deal_tasks`): only the expert's wins are known to need no search.
-
-    A task names the spec by absolute path (workers load it once, and check its
-    fingerprint), so every worker must see the file at that path."""
-    path, fp = _spec_ref(spec)
+def static_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
+    """The static part's tasks: the start arrangements, with the no-abilities costs' tasks
+    among them (one a mission, when the distance tables may give those costs), spread so
+    that every worker builds some tables."""
+    ref = _spec_ref(spec)
     arrangements = start_arrangements(spec, options.starts, options.seed)
     tables = bool(arrangements) and _tables_apply(spec)
-    table_tasks: list[Task] = [("table", path, fp, card.id, arrangements, options.mission_node_limit,
-                                options.time_limit) for card in spec.cards] if tables else []
-    # the table tasks spread among the starts, so that every worker builds some tables
+    table_tasks: list[Task] = [TableTask(ref, card.id, tuple(arrangements), options.mission_node_limit,
+                                         options.time_limit) for card in spec.cards] if tables else []
     step = max(1, len(arrangements) // max(1, len(table_tasks)))
     tasks: list[Task] = []
     for i, arr in enumerate(arrangements):
         if i % step == 0 and table_tasks:
             tasks.append(table_tasks.pop(0))
-        tasks.append(("starts", path, fp, i, arr, options.mission_node_limit, options.time_limit, tables))
-    tasks += table_tasks
-    # the expert's games first: they are the long tasks, and the short static ones then
-    # fill the workers' last gaps (longest first), rather than one long game running
-    # alone at the end
-    experts: list[Task] = [("expert", path, fp, i, deal_seed(options.seed, i), diff, options.expert_node_limit)
-                           for diff in options.difficulties for i in range(options.deals)
-                           if "expert" in options.players]
+        tasks.append(StartsTask(ref, i, arr, options.mission_node_limit, options.time_limit, tables))
+    return tasks + table_tasks, arrangements
+
+
+def expert_tasks(spec: Spec, options: CheckOptions, difficulty: str, first: int, stop: int) -> list[Task]:
+    """The expert's games of deals ``first .. stop - 1`` at one difficulty."""
+    ref = _spec_ref(spec)
+    return [ExpertTask(ref, i, deal_seed(options.seed, i), difficulty, options.expert_node_limit)
+            for i in range(first, stop)]
+
+
+def plan_tasks(spec: Spec, options: CheckOptions) -> tuple[list[Task], list[tuple[str, ...]]]:
+    """The first batch of a run: the expert's games of the first deals by difficulty, then
+    the static part (:func:`static_tasks`).  The expert's games come first: they are the
+    long tasks, and the short static ones then fill the workers' last gaps (longest
+    first), rather than one long game running alone at the end.  The thoughtful player's
+    deals come after, in order of cost (:func:`deal_tasks`): only the expert's wins are
+    known to need no search.
+
+    A task names the spec by absolute path (workers load it once, and check its
+    fingerprint), so every worker must see the file at that path."""
+    tasks, arrangements = static_tasks(spec, options)
+    experts = [t for d in options.difficulties for t in expert_tasks(spec, options, d, 0, options.first_deals)
+               ] if "expert" in options.players else []
     return experts + tasks, arrangements
 
 
 def deal_tasks(spec: Spec, options: CheckOptions, deals: Sequence[tuple[str, int]], phase: int) -> list[Task]:
     """The thoughtful player's tasks for ``deals`` (difficulty, index) at one phase of its
     ladder (``CheckOptions.ladder``: 0 the cheap rungs, 1 the dear ones)."""
-    path, fp = _spec_ref(spec)
+    ref = _spec_ref(spec)
     rungs = options.ladder()[phase]
-    return [("deal", path, fp, i, deal_seed(options.seed, i), d, rungs, options.time_limit)
+    return [DealTask(ref, i, deal_seed(options.seed, i), d, rungs, options.time_limit)
             for d, i in deals] if rungs else []
 
 
-def _spec_ref(spec: Spec) -> tuple[str, str]:
+def _spec_ref(spec: Spec) -> SpecRef:
     if spec.path is None:
         raise ValueError("run_check needs a spec loaded from a file (spec.path)")
-    return str(Path(spec.path).resolve()), spec_fingerprint(spec)
+    return SpecRef(str(Path(spec.path).resolve()), spec_fingerprint(spec))
 
 
 class CheckInterrupted(KeyboardInterrupt):
@@ -407,18 +426,146 @@ class CheckInterrupted(KeyboardInterrupt):
         self.signal = signal
 
 
+class _Run:
+    """One check's work and what it has found so far: every result is recorded the
+    moment it arrives (so that Ctrl-C can report it), and every decision (another batch
+    of deals, the next rung) is taken on whole batches, in seed order."""
+
+    def __init__(self, spec: Spec, options: CheckOptions, ex: Any, tally: Tally) -> None:
+        self.spec, self.options, self.ex, self.tally = spec, options, ex, tally
+        self.static: dict[int, tuple[Task, dict[str, Any]]] = {}
+        self.n_static = 0
+        self.experts: dict[tuple[str, int], dict[str, Any]] = {}
+        #: deals each difficulty plays (the expert's, or the thoughtful player's alone)
+        self.played = dict.fromkeys(options.difficulties, 0)
+        self.stopped: dict[str, str] = {}
+        #: the thoughtful player's rows by phase of its ladder, as they arrive
+        self.phases: list[dict[tuple[str, int], dict[str, Any]]] = [{}, {}]
+        self.phase_planned: list[set[tuple[str, int]]] = [set(), set()]
+
+    def map(self, tasks: list[Task], phase: int = -1) -> None:
+        """Run tasks, recording each result as it arrives."""
+        def sink(i: int, task: Task, res: dict[str, Any]) -> None:
+            if isinstance(task, ExpertTask):
+                self.experts[(task.difficulty, task.index)] = res
+            elif isinstance(task, DealTask):
+                self.phases[phase][(task.difficulty, task.index)] = res
+            else:
+                self.static[i] = (task, res)
+
+        _run_tasks(tasks, self.ex, self.tally, sink)
+
+    def expert_rounds(self, static: list[Task]) -> None:
+        """The static part with the expert's first batch, then a batch more of each
+        difficulty whose verdict is not clear yet (a sequential run), until none is left."""
+        o = self.options
+        self.n_static = len(static)
+        first: list[Task] = []
+        for d in o.difficulties:
+            self.played[d] = o.first_deals
+            if "expert" in o.players:
+                first += expert_tasks(self.spec, o, d, 0, o.first_deals)
+        self.map(first + static)
+        if "expert" not in o.players or not o.sequential:
+            return
+        while True:
+            more: list[Task] = []
+            for d in o.difficulties:
+                if d in self.stopped:
+                    continue
+                n = self.played[d]
+                won = sum(self.experts[(d, i)]["status"] == "won" for i in range(n))
+                why = stop_reason(won, n, o, d)
+                if why is not None:
+                    self.stopped[d] = why
+                    continue
+                stop = min(o.max_deals, n + o.batch)
+                more += expert_tasks(self.spec, o, d, n, stop)
+                self.played[d] = stop
+            if not more:
+                return
+            self.tally.more_deals(self.played)
+            self.map(more)
+
+    def thoughtful_deals(self, d: str) -> int:
+        limit = self.options.thoughtful_limit
+        return self.played[d] if limit is None else min(self.played[d], limit)
+
+    def thoughtful(self) -> None:
+        """The thoughtful player's deals: the expert's wins are won; the cheap rungs on
+        every other deal, then the dear ones on the deals still undecided."""
+        o = self.options
+        wins = [self.experts[(d, i)] for d in o.difficulties for i in range(self.thoughtful_deals(d))
+                if self.experts.get((d, i), {}).get("status") == "won"]
+        self.tally.expert_wins(wins, {d: self.thoughtful_deals(d) for d in o.difficulties})
+        for phase in (0, 1):
+            rows = self.rows()
+            todo = [(d, i) for d in o.difficulties for i in range(self.thoughtful_deals(d))
+                    if rows.get((d, i), {}).get("status", "unknown") == "unknown"]
+            self.tally.phase(phase)
+            tasks = deal_tasks(self.spec, o, todo, phase)
+            self.phase_planned[phase] = {(t.difficulty, t.index) for t in tasks if isinstance(t, DealTask)}
+            self.map(tasks, phase)
+
+    def rows(self, partial: bool = False) -> dict[tuple[str, int], dict[str, Any]]:
+        """The thoughtful player's row of every deal it has a result for: the expert's win,
+        or its rungs' results merged in order.  With ``partial``, a deal whose later rungs
+        were planned but did not finish is marked ``interrupted``."""
+        out: dict[tuple[str, int], dict[str, Any]] = {}
+        o = self.options
+        for d in o.difficulties if "thoughtful" in o.players else ():
+            for i in range(self.thoughtful_deals(d)):
+                e = self.experts.get((d, i))
+                if e is not None and e["status"] == "won":
+                    out[(d, i)] = _expert_win(e, self.spec.missions_to_win)
+                    continue
+                row = None
+                for phase in (0, 1):
+                    r = self.phases[phase].get((d, i))
+                    if r is not None:
+                        row = r if row is None else _merged(row, r)
+                    elif partial and (d, i) in self.phase_planned[phase] and row is not None:
+                        row = {**row, "limit": "interrupted"}
+                if row is not None:
+                    out[(d, i)] = row
+        return out
+
+    def ordered(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The thoughtful rows and the expert's games in deal order."""
+        rows = self.rows()
+        o = self.options
+        thoughtful = [rows[(d, i)] for d in o.difficulties for i in range(self.thoughtful_deals(d))
+                      if (d, i) in rows]
+        experts = [self.experts[(d, i)] for d in o.difficulties for i in range(self.played[d])
+                   if (d, i) in self.experts]
+        return thoughtful, experts
+
+    def static_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """The starts' rows with their table costs, and every static task's row; None
+        until all of the static part has finished."""
+        if len(self.static) < self.n_static:
+            return None
+        done = [self.static[i] for i in sorted(self.static)]
+        starts = [r for t, r in done if isinstance(t, StartsTask)]
+        tables = [r for t, r in done if isinstance(t, TableTask)]
+        return _with_table_costs(starts, tables), [r for _, r in done]
+
+
 def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any = None,
               progress: ProgressFn | None = None, verify_losses: bool = False,
-              verify_node_limit: int | None = None) -> CheckReport:
+              verify_node_limit: int | None = None, ref: str | None = None) -> CheckReport:
     """Run every check of a spec.  ``executor`` (``rove.executors``) runs the tasks;
     None runs them in this process.  ``progress(group, done, total, note)`` is called as
-    tasks finish (:class:`Tally`).
+    tasks finish (:class:`Tally`).  ``ref``: how the designer named the deck (for the
+    ``rove tune`` command the verdict gives; the spec's path by default).
 
-    The work goes in order of cost.  First the static part and the expert's games: a deal
-    the expert wins is won (its plan, replayed by the engine, proves it) and needs no
-    search.  Then the thoughtful player's cheap rungs on every other deal, then its dear
-    rungs on the deals still undecided.  Each rung is bounded by nodes, so every verdict
-    is the same on any machine and any number of workers.
+    The work goes in order of cost.  First the static part and the expert's games, in
+    batches until each difficulty's verdict is clear (``rove.check.verdict``; one batch
+    of ``deals`` when that is fixed): a deal the expert wins is won (its plan, replayed
+    by the engine, proves it) and needs no search.  Then the thoughtful player's cheap
+    rungs on every other deal, then its dear rungs on the deals still undecided.  Each
+    rung is bounded by nodes, and every decision is taken on whole batches, so every
+    figure is the same on any machine and any number of workers.
 
     ``verify_losses`` proves every lost deal again with the tables off (``_verify_task``,
     at most ``verify_node_limit`` nodes a deal, the deals' node limit by default).  A lost
@@ -427,51 +574,46 @@ def run_check(spec: Spec, options: CheckOptions = CheckOptions(), executor: Any 
     from ..executors import SerialExecutor
 
     t0 = time.monotonic()
-    tasks, arrangements = plan_tasks(spec, options)
+    static, arrangements = static_tasks(spec, options)
     ex = executor if executor is not None else SerialExecutor()
     tally = Tally(options, progress, getattr(ex, "workers", 1))
-    results: list[dict[str, Any]] = []
-    deals: dict[tuple[str, int], dict[str, Any]] = {}
-    experts: list[dict[str, Any]] = []
+    run = _Run(spec, options, ex, tally)
+    name = ref if ref is not None else str(spec.path)
     try:
-        results = _run_tasks(tasks, ex, tally)
-        experts = [r for t, r in zip(tasks, results) if t[0] == "expert"]
+        run.expert_rounds(static)
         if "thoughtful" in options.players:
-            for e in experts:
-                if e["status"] == "won":
-                    deals[(e["difficulty"], e["index"])] = _expert_win(e, spec.missions_to_win)
-            tally.expert_wins(deals.values())
-            for phase in (0, 1):
-                todo = [(d, i) for d in options.difficulties for i in range(options.deals)
-                        if deals.get((d, i), {}).get("status", "unknown") == "unknown"]
-                tally.phase(phase)
-                for t, r in zip(ts := deal_tasks(spec, options, todo, phase), _run_tasks(ts, ex, tally)):
-                    key = (t[5], t[3])
-                    deals[key] = _merged(deals[key], r) if key in deals else r
+            run.thoughtful()
     except KeyboardInterrupt as exc:
-        report = _partial(spec, options, arrangements, tasks, tally, deals, t0, ex)
-        raise CheckInterrupted(report, exc) from None
-    ordered = [deals[(d, i)] for d in options.difficulties for i in range(options.deals)
-               if (d, i) in deals]
-    kinds = [t[0] for t in tasks]
-    starts = _with_table_costs([r for r, k in zip(results, kinds) if k == "starts"],
-                               [r for r, k in zip(results, kinds) if k == "table"])
+        raise CheckInterrupted(_partial(run, arrangements, t0, name), exc) from None
+    ordered, experts = run.ordered()
+    got = run.static_rows()
+    assert got is not None
+    starts, static_rows = got
     report = aggregate(spec, options, arrangements, starts, ordered, experts)
+    judge(report, options, experts, name, run.stopped)
     report.reproducibility["loss_verification"] = None
     verified: list[dict[str, Any]] = []
     if verify_losses:
         limit = options.node_limit if verify_node_limit is None else verify_node_limit
-        path, fp = _spec_ref(spec)
-        verify = [("verify", path, fp, r["index"], r["seed"], r["difficulty"], limit, options.time_limit)
-                  for r in ordered if r["status"] == "unsolvable"]
+        sref = _spec_ref(spec)
+        verify: list[Task] = [VerifyTask(sref, r["index"], r["seed"], r["difficulty"], limit, options.time_limit)
+                              for r in ordered if r["status"] == "unsolvable"]
         verified = _run_tasks(verify, ex, tally)
         report.reproducibility["loss_verification"] = _verification(verified, limit)
-    report.timing = _timing(time.monotonic() - t0, ex, options,
-                            [r for r, k in zip(results, kinds) if k in ("starts", "table")],
-                            ordered, experts)
+    report.timing = _timing(time.monotonic() - t0, ex, options, static_rows, ordered, experts)
     if verified:
         report.timing["verify_seconds"] = round(sum(r["seconds"] for r in verified), 3)
     return report
+
+
+def judge(report: CheckReport, options: CheckOptions, experts: list[dict[str, Any]], ref: str,
+          stopped: dict[str, str]) -> None:
+    """The verdict on the expert's games (``rove.check.verdict``), the static checks the
+    measured games contradict said so, and the advice read again to agree with both."""
+    report.spec["ref"] = ref
+    report.verdict = verdict_section(options, experts, ref, stopped, report.sensitivity)
+    report.checks = [contradicted(c, experts) for c in report.checks]
+    report.refresh_advice()
 
 
 def _expert_win(e: dict[str, Any], missions_to_win: int) -> dict[str, Any]:
@@ -484,43 +626,48 @@ def _expert_win(e: dict[str, Any], missions_to_win: int) -> dict[str, Any]:
             "seconds": 0.0, "cpu_seconds": 0.0}
 
 
-def _not_yet(e: dict[str, Any]) -> dict[str, Any]:
-    """A thoughtful row for a deal an interrupted run had not decided: unknown."""
+def _not_played(e: dict[str, Any]) -> dict[str, Any]:
+    """A thoughtful row for a deal an interrupted run had not reached: unknown, with
+    ``limit: "not_played"`` (no search ran, so no limit was reached)."""
     return {"index": e["index"], "seed": e["seed"], "difficulty": e["difficulty"], "status": "unknown",
-            "witness": None, "steps": [], "nodes": 0, "seer_nodes": None, "limit": "interrupted",
+            "witness": None, "steps": [], "nodes": 0, "seer_nodes": None, "limit": "not_played",
             "deepest": None, "blocker": None, "blocker_source": None, "points": None, "cards": None,
             "abilities": None, "plays": {}, "bonus_plays": {}, "ability_uses": {},
             "seconds": 0.0, "cpu_seconds": 0.0}
 
 
-def _partial(spec: Spec, options: CheckOptions, arrangements: list[tuple[str, ...]], tasks: list[Task],
-             tally: Tally, deals: dict[tuple[str, int], dict[str, Any]], t0: float, ex: Any,
-             ) -> CheckReport | None:
+def _partial(run: _Run, arrangements: list[tuple[str, ...]], t0: float, ref: str) -> CheckReport | None:
     """The report of an interrupted run: the deals and games that finished, every
     figure over those alone, the static part only if all of it finished; marked partial
-    (``partial`` in the JSON) with what was left.  None when nothing had finished."""
-    done = tally.finished
-    experts = [r for t, r in ((tasks[i], r) for i, r in done.get(0, {}).items()) if t[0] == "expert"]
-    if not experts and not deals:
+    (``partial`` in the JSON) with what was left.  A deal the expert won counts as won
+    for the thoughtful player too (the replayed win proves it), a deal it had not reached
+    as ``not played``, one cut off in its dear rungs as ``interrupted``: never a limit
+    reached.  None when nothing had finished."""
+    o = run.options
+    rows = run.rows(partial=True)
+    experts = [run.experts[k] for k in sorted(run.experts, key=lambda k: (o.difficulties.index(k[0]), k[1]))]
+    if not experts and not rows:
         return None
-    static = [(tasks[i][0], r) for i, r in sorted(done.get(0, {}).items()) if tasks[i][0] in ("starts", "table")]
-    n_static = sum(t[0] in ("starts", "table") for t in tasks)
-    if len(static) == n_static:
-        starts = _with_table_costs([r for k, r in static if k == "starts"], [r for k, r in static if k == "table"])
+    got = run.static_rows()
+    starts, static_rows = got if got is not None else ([], [])
+    if got is None:
+        arrangements = []
+    if "thoughtful" not in o.players:
+        ordered = []
+    elif "expert" in o.players:
+        # both players' figures over the deals the expert finished, so that the thoughtful
+        # rate is never read over the expert's wins alone (which would inflate it)
+        limit = o.thoughtful_limit
+        ordered = [rows.get((e["difficulty"], e["index"])) or _not_played(e) for e in experts
+                   if limit is None or e["index"] < limit]
     else:
-        arrangements, starts = [], []
-    if "expert" in options.players:
-        # both players' figures over the deals the expert finished; a deal the thoughtful
-        # player had not decided yet counts as unknown (so far), never left out, which
-        # would leave only the expert's wins and inflate the thoughtful rate
-        ordered = [deals.get((e["difficulty"], e["index"])) or _not_yet(e) for e in experts]
-    else:
-        ordered = [deals[(d, i)] for d in options.difficulties for i in range(options.deals) if (d, i) in deals]
-    report = aggregate(spec, options, arrangements, starts, ordered, experts)
-    report.partial = {"interrupted": True, "static_checks": bool(starts) or not n_static,
+        ordered = [rows[k] for k in sorted(rows, key=lambda k: (o.difficulties.index(k[0]), k[1]))]
+    report = aggregate(run.spec, o, arrangements, starts, ordered, experts)
+    judge(report, o, experts, ref, {d: run.stopped.get(d, "interrupted") for d in o.difficulties})
+    report.partial = {"interrupted": True, "static_checks": bool(starts) or not run.n_static,
                       "thoughtful_deals": len(ordered), "expert_games": len(experts),
-                      "deals_asked": options.deals * len(options.difficulties)}
-    report.timing = _timing(time.monotonic() - t0, ex, options, [r for _, r in static], ordered, experts)
+                      "deals_asked": sum(run.played.values())}
+    report.timing = _timing(time.monotonic() - t0, run.ex, o, static_rows, ordered, experts)
     return report
 
 
@@ -551,19 +698,23 @@ def _verification(verified: list[dict[str, Any]], node_limit: int) -> dict[str, 
             "unknown": sum(r["status"] == "unknown" for r in verified)}
 
 
-def _run_tasks(tasks: list[Task], ex: Any, tally: Tally) -> list[dict[str, Any]]:
+def _run_tasks(tasks: list[Task], ex: Any, tally: Tally,
+               sink: Callable[[int, Task, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The tasks' results in task order, whatever order they finish in; each result is
-    told to ``tally`` as it comes (the progress display, and a partial report on Ctrl-C)."""
+    told to ``tally`` (the progress display) and to ``sink`` (what a partial report on
+    Ctrl-C reads) as it comes."""
     if not tasks:
         return []
     batch = tally.begin(tasks)
     results: list[dict[str, Any] | None] = [None] * len(tasks)
     # a deal or an expert game takes seconds: one task a chunk, so that no worker waits
     # while another runs out a chunk of long games at the end of a batch
-    long = any(t[0] in ("deal", "expert", "verify") for t in tasks)
+    long = any(isinstance(t, LONG_TASKS) for t in tasks)
     for i, res in ex.map_unordered(run_task, tasks, 1 if long else None):
         results[i] = res
-        tally.task_done(batch, i, tasks[i], res)
+        tally.task_done(batch, tasks[i], res)
+        if sink is not None:
+            sink(i, tasks[i], res)
     out = [r for r in results if r is not None]
     assert len(out) == len(tasks)
     return out

@@ -47,7 +47,8 @@ def sensitivity(spec: Spec, options: CheckOptions, report: CheckReport | None = 
     (see the module's docstring).  ``report``: the check's report, whose expert games are
     the deck as it is (played again when it has none)."""
     diffs = options.difficulties
-    n = options.deals
+    # a sequential check plays its sensitivity on the first batch (a fixed count for all)
+    n = options.first_deals
     base = zero(spec)
     variants: dict[tuple[int, str], Variant] = {}
     for i, _ in enumerate(spec.cards):

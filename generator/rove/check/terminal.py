@@ -8,8 +8,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence
+from .report import (
+    FAIL,
+    OK,
+    SKIPPED,
+    WARN,
+    CheckReport,
+    fmt_num,
+    fmt_pct,
+    ladder_sentence,
+    tried_sentence,
+    unknown_sentences,
+)
 from .tally import ProgressFn
+from .verdict import deck_tune_command
 
 _STATUS_STYLE = {OK: "green", WARN: "yellow", FAIL: "bold red", SKIPPED: "dim"}
 _LOST_BY = ("stuck", "budget", "no_mission")
@@ -72,11 +84,17 @@ def print_report(report: CheckReport, console: Any) -> None:
         static = "" if part["static_checks"] else "; the static part had not finished (left out)"
         console.print(f"[bold yellow]PARTIAL: interrupted; the figures cover {part['expert_games']} expert "
                       f"game(s) and {part['thoughtful_deals']} thoughtful deal(s) of the "
-                      f"{part['deals_asked']} asked (deals not decided yet count as unknown){static}[/]")
+                      f"{part['deals_asked']} planned (a deal the expert won counts as won; one the "
+                      f"thoughtful player had not reached, or was cut off in, as unknown){static}[/]")
+    if data.get("verdict"):
+        _print_verdict(data["verdict"], data["spec"].get("ref"), console)
     _print_checks(data["checks"], console)
     _print_mission_costs(data["mission_costs"], console)
     _print_winnability(data["winnability"], console)
     _print_unknown_depth(data["winnability"], data["spec"]["missions_to_win"], console)
+    why = tried_sentence(data["winnability"], data["points"])
+    if why:
+        console.print(f"[dim]{why}[/dim]")
     if ex is not None:
         _print_expert_winnability(ex, data["winnability"], console)
     _print_cards(data["cards"], diffs, console)
@@ -88,6 +106,21 @@ def print_report(report: CheckReport, console: Any) -> None:
     if data.get("advice"):
         _print_advice(data["advice"], console)
     _print_footer(data["reproducibility"], report.timing, console)
+
+
+def _print_verdict(verdict: dict[str, dict[str, Any]], ref: str | None, console: Any) -> None:
+    """The verdict first: per difficulty where the expert's rate lies against the band,
+    how sure, why the run stopped, and what to pull."""
+    style = {"too easy": "bold yellow", "too hard": "bold red", "in the band": "bold green"}
+    console.print("[bold]Verdict[/bold] (the expert's win rate against the target band; --band sets it)")
+    for v in verdict.values():
+        word = v["verdict"] if v["settled"] else "unsettled"
+        console.print(f"- [{style.get(word, 'bold')}]{word}[/] {v['text']}")
+        if v["direction"] is not None:
+            console.print(f"  lever: {v['lever']}: [bold]{v['tune']}[/bold]")
+    every = deck_tune_command(verdict, ref) if ref else None
+    if every and sum(v["tune"] is not None for v in verdict.values()) > 1:
+        console.print(f"  every difficulty at once: [bold]{every}[/bold]")
 
 
 def _shift(m: dict[str, Any] | None) -> str:
@@ -121,7 +154,10 @@ def _print_heading(data: dict[str, Any], console: Any) -> None:
     console.print(f"[bold]rove check[/bold]: {spec['name']} "
                   f"({len(spec['modules'])} modules, {len(spec['cards'])} cards, "
                   f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
-                  f"{opts['deals']} deal(s) per difficulty, node limit {opts['node_limit']}"
+                  + (f"{opts['deals']} deal(s) per difficulty" if opts["deals"] is not None else
+                     f"deals in batches of {opts['batch']} until the verdict settles (at most "
+                     f"{opts['max_deals']})")
+                  + f", node limit {opts['node_limit']}"
                   + (f" (seer {opts['seer_node_limit']})" if opts.get("seer_node_limit") else "")
                   + (f"; rungs {_rungs(opts['ladder'])}" if opts.get("ladder") else "")
                   + (f"; players: {', '.join(opts['players'])}" if "players" in opts else ""))
@@ -179,10 +215,8 @@ def _print_winnability(win: dict[str, dict[str, Any]], console: Any) -> None:
     said = ladder_sentence(win)
     if said:
         console.print(f"[dim]{said}[/dim]")
-    unknown = sum(w["unknown"] for w in win.values())
-    if unknown:
-        console.print(f"[dim]{unknown} deal(s) unknown (limit reached): the true win rate lies "
-                      "within the bounds, which a larger --node-limit narrows.[/dim]")
+    for line in unknown_sentences(win):
+        console.print(f"[dim]{line}[/dim]")
 
 
 def _print_unknown_depth(win: dict[str, dict[str, Any]], missions: int, console: Any) -> None:

@@ -31,6 +31,7 @@ from ..spec import Card, Mission, Spec, dump_spec, load_spec
 from .options import DEFAULT_EXPERT_NODE_LIMIT, deal_seed
 from .report import wilson
 from .run import run_task, spec_fingerprint
+from .tasks import ExpertTask, SpecRef, Task
 
 MAX_NUMBER = 9  # the largest base points or bonus a card may have (the spec's limit)
 
@@ -204,15 +205,15 @@ class Evaluator:
         deals - 1`` (the games not yet cached are played, all variants' together)."""
         vs = list(dict.fromkeys(variants))
         span = range(first, first + deals)
-        tasks: list[tuple[Any, ...]] = []
+        tasks: list[Task] = []
         keys: list[tuple[Variant, str, int]] = []
         for v in vs:
             path, fp = self._file(v)
             for d in difficulties:
                 for i in span:
                     if (v, d, i) not in self._won:
-                        tasks.append(("expert", path, fp, i, deal_seed(self.seed, i), d,
-                                      self.node_limit))
+                        tasks.append(ExpertTask(SpecRef(path, fp), i, deal_seed(self.seed, i), d,
+                                                self.node_limit))
                         keys.append((v, d, i))
         if progress:
             progress(0, len(tasks))

@@ -29,7 +29,18 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ..check.report import FAIL, OK, SKIPPED, WARN, CheckReport, fmt_num, fmt_pct, ladder_sentence
+from ..check.report import (
+    FAIL,
+    OK,
+    SKIPPED,
+    WARN,
+    CheckReport,
+    fmt_num,
+    fmt_pct,
+    ladder_sentence,
+    tried_sentence,
+    unknown_sentences,
+)
 from .fonts import FONT, FONT_BOLD, register_fonts
 
 PAGE = A4
@@ -237,7 +248,7 @@ def render_report_pdf(report: CheckReport) -> bytes:
                             subject=f"Design check of the ROVE card spec '{spec['name']}'",
                             creator="rove check", initialFontName=FONT)
     story: list[Any] = [
-        *_heading(data, st), *_static_checks(data["checks"], st), *_winnability(data, st),
+        *_heading(data, st), *_verdict(data, st), *_static_checks(data["checks"], st), *_winnability(data, st),
         # the advice right after the win rates: the summary a designer acts on
         *(_advice(data["advice"], st) if data.get("advice") else []),
         *_mission_costs(data["mission_costs"], data["points"], st), *_cards(data, st),
@@ -272,7 +283,7 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
         Paragraph(f"rove check: {_esc(spec['name'])}", st["title"]),
         Paragraph(
             f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
-            f"missions to win. {opts['deals']} seeded random deal(s) per difficulty "
+            f"missions to win. {_deals_said(opts)} per difficulty "
             f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
             f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
             f"mission-cost solve"
@@ -288,6 +299,39 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
             st["body"]),
         Paragraph(_esc(data["reproducibility"]["note"]) + ".", st["small"]),
     ]
+
+
+def _deals_said(opts: dict[str, Any]) -> str:
+    """How many deals a difficulty played, as the options say it."""
+    if opts["deals"] is not None:
+        return f"{opts['deals']} seeded random deal(s)"
+    return (f"seeded random deals in batches of {opts['batch']} until the verdict settles "
+            f"(at most {opts['max_deals']})")
+
+
+def _verdict(data: dict[str, Any], st: Styles) -> list[Any]:
+    """The verdict, first: per difficulty where the expert's rate lies against its band,
+    why the run stopped, and the lever with the ``rove tune`` command that pulls it."""
+    from ..check.verdict import deck_tune_command
+
+    verdict = data.get("verdict")
+    if not verdict:
+        return []
+    story: list[Any] = [Paragraph("Verdict", st["h2"]), Paragraph(
+        "The expert's win rate against the target band of each difficulty (--band sets it); "
+        "settled when its interval, valid under the stopping rule, lies wholly below, inside "
+        "or above the band.", st["small"])]
+    for v in verdict.values():
+        word = v["verdict"] if v["settled"] else "unsettled"
+        story.append(Paragraph(f"<b>{_esc(word)}</b> {_esc(v['text'])}.", st["body"]))
+        if v["direction"] is not None:
+            story.append(Paragraph(f"Lever: {_esc(v['lever'])}: {_esc(v['tune'])}",
+                                   st["small"]))
+    ref = data["spec"].get("ref")
+    every = deck_tune_command(verdict, ref) if ref else None
+    if every and sum(v["tune"] is not None for v in verdict.values()) > 1:
+        story.append(Paragraph(f"Every difficulty at once: {_esc(every)}", st["small"]))
+    return story
 
 
 def _static_checks(checks: list[dict[str, Any]], st: Styles) -> list[Any]:
@@ -360,6 +404,9 @@ def _winnability(data: dict[str, Any], st: Styles) -> list[Any]:
         if said:
             parts.append(Paragraph(_esc(said), st["small"]))
         parts += _unknown_deals(win, data["spec"]["missions_to_win"], st)
+        for line in [*unknown_sentences(win), tried_sentence(win, data["points"])]:
+            if line:
+                parts.append(Paragraph(_esc(line), st["small"]))
     story.append(KeepTogether(parts))
     if ex is not None:
         story += _expert_winnability(ex, diffs, st)

@@ -95,6 +95,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from ..actions import Action
+from ..defaults import EXPERT_GAME_NODES
 from ..engine import LOST, PLAYING, WON, Deck, IllegalAction, State, apply
 from ..replay import run_plan
 from ..rules import HAND_LIMIT
@@ -103,7 +104,7 @@ from .nodes import Budget, Limit, useful_successors
 from .result import plan_cost
 
 ABILITY_WORTH = 2  # points an unspent ability counts for in a candidate's worth
-DEFAULT_NODE_LIMIT = 2_000_000  # nodes of mission search for a whole game
+GAME_NODE_LIMIT = EXPERT_GAME_NODES  # nodes of mission search for a whole game
 DEFAULT_PROBE_NODES = 2_000  # nodes of each probe: another candidate's search, a look-ahead
 EXPERT_TABLE_AFTER = 500_000
 """Nodes after which the expert's main search from a state where only a Sensor's ability
@@ -274,7 +275,7 @@ class PlayerBudget:
         return got
 
 
-def expert_budget(node_limit: int = DEFAULT_NODE_LIMIT, probe_nodes: int = DEFAULT_PROBE_NODES,
+def expert_budget(node_limit: int = GAME_NODE_LIMIT, probe_nodes: int = DEFAULT_PROBE_NODES,
                   ) -> PlayerBudget:
     """The expert's budget for a game (or, in the coach, one decision): no cap on a main
     search, the tables past :data:`EXPERT_TABLE_AFTER`.  One constructor, so that every
@@ -445,7 +446,7 @@ def decide(deck: Deck, s: State, budget: PlayerBudget,
     return chosen, None, v
 
 
-def play(deck: Deck, start: State, node_limit: int = DEFAULT_NODE_LIMIT,
+def play(deck: Deck, start: State, node_limit: int = GAME_NODE_LIMIT,
          probe_nodes: int = DEFAULT_PROBE_NODES,
          on_decision: Callable[[State, State, list[Action]], None] | None = None) -> ExpertResult:
     """Play a whole game from ``start`` as the expert, within ``node_limit`` nodes of

@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import Action
+from ..defaults import QUICK_SEARCH_NODES as _QUICK_SEARCH_NODES
 from ..engine import WON, Deck, State
 from ..errors import SolverBug
 from ..replay import run_plan
 from .nodes import Budget, Limit
 
 SEARCH, SEER = "search", "seer"
-QUICK_SEARCH_NODES = 100_000
+QUICK_SEARCH_NODES = _QUICK_SEARCH_NODES
 """The cheap exact rung, after the seer: a search this short proves the easy losses in a
 second; the dear ones come only for what it leaves (``rove check``'s second phase, the
 coach's "keep thinking").  On the standard deck's first ten ``rove play`` deals, the

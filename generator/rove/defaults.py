@@ -1,0 +1,31 @@
+"""The node budgets and run sizes more than one layer reads, one home each.
+
+The command line shows them in its help and uses them as its options' defaults, and the
+library (``rove.check.options``, ``rove.solve.expert``, ``rove.solve.ladder``) uses the
+same names, so a change here moves every place at once.  The module imports nothing:
+``rove --help`` reads it at every start (docs/internals/check.md says why each figure is
+what it is).
+"""
+
+from __future__ import annotations
+
+#: nodes of mission search the expert spends on a whole game (``rove.solve.expert``)
+EXPERT_GAME_NODES = 2_000_000
+#: the thoughtful player's cheap exact rung, after the seer (``rove.solve.ladder``)
+QUICK_SEARCH_NODES = 100_000
+#: the seer's cheap rung in ``rove check``
+CHECK_SEER_NODES = 5_000_000
+#: nodes a mission-cost solve from a start arrangement may take in ``rove check``
+CHECK_MISSION_NODES = 200_000
+#: start arrangements sampled for the mission costs in ``rove check``
+CHECK_STARTS = 60
+#: seconds a solve may take in ``rove check``: a safety net only, never the primary limit
+CHECK_TIME_LIMIT = 600.0
+#: deals a difficulty plays in one batch of ``rove check``'s sequential run, between two
+#: looks at the expert's interval
+CHECK_BATCH = 20
+#: the most deals a difficulty plays in a sequential ``rove check`` (``--max-deals``)
+CHECK_MAX_DEALS = 200
+#: deals a difficulty the thoughtful player plays in a sequential ``rove check``
+#: (``--thoughtful-deals``; with ``--deals N`` it plays all N)
+CHECK_THOUGHTFUL_DEALS = 30
