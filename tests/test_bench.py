@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (script, arguments that make it quick); every script under bench/ is listed
 LIGHT = [
     ("check.py", ["--deals", "1", "--node-limit", "2000"]),
+    ("check_cluster.py", ["--deals", "1", "--difficulty", "normal"]),
     ("coach.py", ["--deals", "1", "--moves", "0", "--spec", "classic"]),
     ("core.py", ["--positions", "10", "--puzzles", "3", "--budget", "1", "--deal-missions", "2",
                  "--deal-nodes", "2000", "--python-nodes", "300"]),

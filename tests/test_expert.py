@@ -249,3 +249,36 @@ def test_foresight_sentence_needs_decided_deals() -> None:
     assert "matters a lot" in some and "50.0 points on normal" in some
     assert f"thoughtful {n} of {n} decided deals won, expert {n // 2} of {n} finished games" in some
     assert "hard left out" in some and "70.0" not in some
+
+
+#: fixed expert games and what they played at 997e80e (bench/baseline-expert.json holds
+#: the same games among its 80): deck, difficulty, deal index (seed 1, as bench/expert.py
+#: and ``rove check --seed 1`` deal them), outcome, mission-search nodes, and a hash of the
+#: moves in plan notation
+RECORDED_GAMES = [
+    ("standard", "normal", 2, "won", 26311, "194921b3d360778b"),
+    ("standard", "normal", 4, "won", 27638, "e6a0e31699857dbb"),
+    ("standard", "impossible", 2, "lost", 29059, "133ed52fa05d849f"),
+    ("bench/decks/o35.yaml", "impossible", 6, "lost", 19918, "808580987558e111"),
+]
+
+
+@pytest.mark.parametrize(("deck_ref", "difficulty", "index", "status", "nodes", "moves"), RECORDED_GAMES,
+                         ids=[f"{Path(g[0]).stem}-{g[1]}-{g[2]}" for g in RECORDED_GAMES])
+def test_recorded_games_play_the_same_moves(deck_ref: str, difficulty: str, index: int, status: str,
+                                            nodes: int, moves: str) -> None:
+    # A change made to make the expert cheaper (the core's search, its caches, when the
+    # distance tables switch on) must leave its every choice as it was: the same moves on
+    # the same nodes, so the same win rates.  A change meant to alter the player updates
+    # these records and says so (python bench/expert.py --save).
+    import hashlib
+
+    from rove.check.options import deal_seed
+
+    root = Path(__file__).resolve().parents[1]
+    spec = load_spec(deck_ref if deck_ref == "standard" else str(root / deck_ref))
+    pos = deal(spec, deal_seed(1, index), difficulty)
+    deck = Deck(spec, pos.rules)
+    r = expert.play(deck, state_from_position(deck, pos))
+    played = hashlib.sha256("\n".join(a.notation() for a in r.plan).encode()).hexdigest()[:16]
+    assert (r.status, r.nodes, played) == (status, nodes, moves)
