@@ -63,6 +63,22 @@ class Hints:
     note: str                      # what the halfway diagram shows, in words
 
 
+def hint_runs(h: Hints, kind: str, level: int, names: dict[str, str]) -> list[tuple[str, str]]:
+    """Hint 1 or 2 of a puzzle as printed, in (font, text) runs; ``names`` the deck's
+    module names by code.  Hint 3 is its diagram, and ``h.note`` says what it shows."""
+    if level == 1:
+        if h.module is None:  # a card first: which one (hint 2 says for which points)
+            return [(FONT, "card "), (FONT_BOLD, str(h.first[0].card)), (FONT, " is played first.")]
+        return [(FONT_BOLD, f"{names.get(h.module, h.module)} ({h.module})"), (FONT, " acts first.")]
+    if kind == "campaign":
+        runs = []
+        for i, a in enumerate(h.first):
+            runs += [(FONT, f"mission {i + 1}: "), (FONT_BOLD, str(a)),
+                     (FONT, "; " if i < len(h.first) - 1 else ".")]
+        return runs
+    return [(FONT_BOLD, str(h.first[0])), (FONT, ".")]
+
+
 @dataclass(frozen=True)
 class BookPuzzle:
     """A puzzle as the book prints it (built from ``rove.book.puzzles.Puzzle``)."""
@@ -1349,21 +1365,8 @@ class BookWriter:
 
     def _hint_runs(self, p: BookPuzzle, level: int) -> list[tuple[str, str]]:
         assert p.hints is not None
-        runs = [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): ")]
-        h = p.hints
-        if level == 1:
-            if h.module is None:  # a card first: which one (hint 2 says for which points)
-                runs += [(FONT, "card "), (FONT_BOLD, str(h.first[0].card)), (FONT, " is played first.")]
-            else:
-                runs += [(FONT_BOLD, f"{self.names.get(h.module, h.module)} ({h.module})"),
-                         (FONT, " acts first.")]
-        elif p.kind == "campaign":
-            for i, a in enumerate(h.first):
-                runs += [(FONT, f"mission {i + 1}: "), (FONT_BOLD, str(a)),
-                         (FONT, "; " if i < len(h.first) - 1 else ".")]
-        else:
-            runs += [(FONT_BOLD, str(h.first[0])), (FONT, ".")]
-        return runs
+        return [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): "),
+                *hint_runs(p.hints, p.kind, level, self.names)]
 
     def _halfway_rows(self, block: Block, hinted: list[BookPuzzle]) -> None:
         """Hint 3's diagrams, a few a row, each with its puzzle and what it shows."""
