@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: (script, arguments that make it quick); every script under bench/ is listed
 LIGHT = [
+    ("book.py", ["--sizes", "3", "--spec", "classic", "--jobs", "1,2"]),
     ("check.py", ["--deals", "1", "--node-limit", "2000"]),
     ("check_cluster.py", ["--deals", "1", "--difficulty", "normal"]),
     ("coach.py", ["--deals", "1", "--moves", "0", "--spec", "classic"]),

@@ -24,6 +24,7 @@ from rove.book.build import (
     MISSION_SHARE,
     book_order,
     generate_book,
+    grade_cap,
     posed_missions,
     render_book,
     shortfalls,
@@ -168,7 +169,8 @@ def named_missions(p: Puzzle) -> set[str]:
 
 def assert_variety(ps: list[Puzzle], count: int, neighbours: bool = True) -> None:
     """No mission named by more than max(2, 15% of the puzzles) of them, whatever their
-    kind, nor (unless ``neighbours`` is False) by two neighbours."""
+    kind, nor by more than ``grade_cap`` puzzles of one grade, nor (unless ``neighbours``
+    is False) by two neighbours."""
     cap = max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
     assert cap == max(2, int(0.15 * count))
     per = Counter(m for p in ps for m in named_missions(p))
@@ -176,7 +178,9 @@ def assert_variety(ps: list[Puzzle], count: int, neighbours: bool = True) -> Non
     assert not over, f"over the cap of {cap}: {over}; " + ", ".join(
         f"{p.kind}:{'/'.join(sorted(named_missions(p)))}" for p in ps)
     graded = Counter((m, p.stars) for p in ps for m in named_missions(p))
-    assert max(graded.values(), default=0) <= MISSION_PER_GRADE, graded
+    per_grade = max(MISSION_PER_GRADE, round(cap * 2 / 5))  # grade_cap: 2 up to 40 puzzles
+    assert per_grade == grade_cap(count) and (count > 40 or per_grade == 2)
+    assert max(graded.values(), default=0) <= per_grade, graded
     clashes = [(a.kind, b.kind) for a, b in zip(ps, ps[1:]) if named_missions(a) & named_missions(b)]
     assert not (neighbours and clashes), clashes
 
@@ -265,6 +269,9 @@ def test_a_kind_the_deck_cannot_supply_is_reported(tmp_path: Path) -> None:
                                  "--mix", "mission:2,hand:1", "-o", str(tmp_path / "b.pdf")])
     assert result.exit_code == 0, result.output
     assert "asked for 1 hand puzzle, made 0" in result.output
+    # which limit binds: every candidate of the budget tried, none a puzzle
+    assert "the candidate budget of 20 (10 a puzzle asked) was spent (20 kept no puzzle" in result.output
+    assert "the binding limit is the generator's reach" in result.output
     assert "Mission in N puzzles took the free places" in result.output
 
 

@@ -973,7 +973,7 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
 @handles_input_errors
 def book(
     spec: Annotated[str, typer.Option(help="Bundled spec name or path.")] = "standard",
-    count: Annotated[int, typer.Option(help="Number of puzzles.", min=1, max=200)] = 30,
+    count: Annotated[int, typer.Option(help="Number of puzzles (1 to 1,000).", min=1)] = 30,
     mix: Annotated[str, typer.Option(help="Share of each kind: mission (Mission in N), hand "
                                           "(hand puzzles), deal (verified deals), campaign "
                                           "(generated mission sequences); default "
@@ -991,11 +991,17 @@ def book(
                                                  "and staple.")] = "none",
     time_limit: Annotated[float, typer.Option(help="Seconds allowed for any one solve (a safety net: "
                                                    "node limits decide which puzzles are kept).", min=0.1)] = 30.0,
+    jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
+                                                  "1 runs in this process); the book is the same for any.",
+                                             min=1)] = None,
+    executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
     output: Annotated[Path, typer.Option("-o", "--output", parser=file_path,
                                          help="PDF to write.")] = Path("output/book.pdf"),
     export_dir: Annotated[Path | None, typer.Option(help="Also write every puzzle as NAME.yaml and its "
                                                          "solution as NAME.plan.json here, with the "
-                                                         "specs they use under specs/.")] = None,
+                                                         "specs they use under specs/ and a list of "
+                                                         "the puzzles, index.json.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an earlier export in --export-dir (only "
                                                         "if the folder holds nothing else).")] = False,
 ) -> None:
@@ -1003,66 +1009,59 @@ def book(
     from dataclasses import replace as dc_replace
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .book.build import (
-        BOOK_PAPERS,
-        DEFAULT_MIX,
-        ExportCheckFailed,
-        example_puzzle,
-        export_files,
-        generate_book,
-        parse_mix,
-        render_book,
-        shortfalls,
-    )
-    from .book.puzzles import KIND_NAMES, Settings
+    from .book import build
+    from .book.puzzles import Settings
+    from .book.terminal import book_progress
+    from .executors import default_jobs, make_executor
     from .spec import load_spec
 
-    try:
-        weights = parse_mix(mix or DEFAULT_MIX)
-    except ValueError as exc:
-        raise fail_input(f"book: --mix: {exc}") from None
-    if paper not in BOOK_PAPERS:
-        raise fail_input(f"book: --paper is {paper!r}; use {', '.join(BOOK_PAPERS)}")
-    for name, text in (("--title", title), ("--subtitle", subtitle)):
-        if len(text) > 80 or not text.isprintable():
-            raise fail_input(f"book: {name} must be printable text of at most 80 characters")
-    if imposition not in ("none", "booklet"):
-        raise fail_input(f"book: --imposition is {imposition!r}; use none or booklet")
+    options = build.BookOptions(count=count, mix=mix or build.DEFAULT_MIX, seed=seed, paper=paper,
+                                per_page=per_page, title=title, subtitle=subtitle,
+                                imposition=imposition, export=export_dir is not None,
+                                settings=dc_replace(Settings(), time_limit=time_limit))
+    for problem in options.problems():
+        raise fail_input(f"book: {problem}")
+    cores = default_jobs()
+    if jobs is not None and jobs > cores and executor == "local":
+        raise fail_input(f"book: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
+                         f"gives rove; give at most --jobs {cores}")
     sp = load_spec(spec)
     check_output(output, "-o", inputs=sp.sources)
     replace_export = False
     if export_dir is not None:
         check_output(export_dir, "--export-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
         replace_export = _check_export_dir(export_dir, force, sp.sources)
-    settings = dc_replace(Settings(), time_limit=time_limit)
-    with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(kind: str, done: int, total: int) -> None:
-            if kind not in tasks:
-                tasks[kind] = bar.add_task(KIND_NAMES.get(kind, kind), total=total)
-            bar.update(tasks[kind], completed=done, total=max(total, done))
-
-        puzzles = generate_book(sp, count, weights, seed, settings, progress)
-    if not puzzles:
-        typer.echo(f"book: no puzzle could be generated and proven from spec {spec!r}; "
-                   "nothing written", err=True)
-        raise typer.Exit(EXIT_FAIL)
-    try:  # both check every puzzle on the reader's deck first (SolverBug: a bug, never expected)
-        data = render_book(sp, puzzles, seed, paper, title, subtitle,
-                           example_puzzle(sp, seed, puzzles, settings), per_page)
-        files = export_files(puzzles, sp) if export_dir is not None else {}
-    except (ExportCheckFailed, SolverBug) as exc:
+    try:
+        ex = make_executor(executor, jobs, scheduler)
+    except (ValueError, RuntimeError) as exc:
+        raise fail_input(f"book: {exc}") from None
+    try:  # every puzzle is checked on the reader's deck (SolverBug: a bug, never expected)
+        with book_progress(Console(stderr=True), count) as progress, ex:
+            made = build.make_book(sp, options, ex, progress)
+    except OSError as exc:  # e.g. an unreachable Dask scheduler
+        raise fail_input(f"book: {exc}") from None
+    except (build.ExportCheckFailed, SolverBug) as exc:
         typer.echo(f"book: internal check failed: {exc}; nothing written (a bug in rove, "
                    "please report it)", err=True)
         raise typer.Exit(EXIT_FAIL) from None
-    if imposition == "booklet":
-        from .pdf.impose import impose_booklet
+    if not made.puzzles:
+        typer.echo(f"book: no puzzle could be generated and proven from spec {spec!r}; "
+                   "nothing written", err=True)
+        raise typer.Exit(EXIT_FAIL)
+    _write_book(made, output, export_dir, replace_export)
+    short = f" (only {len(made.puzzles)} of {count} could be proven)" if len(made.puzzles) < count else ""
+    for line in made.short:
+        typer.echo(f"book: {line}", err=True)
+    typer.echo(f"wrote {output}: {plural(len(made.puzzles), 'puzzle')}{short}", err=True)
+    if export_dir is not None:
+        typer.echo(f"wrote {len(made.files)} files to {export_dir}", err=True)
 
-        data = impose_booklet(data, "a4" if paper in ("a5", "a4") else "letter")
+
+def _write_book(made: Any, output: Path, export_dir: Path | None, replace_export: bool) -> None:
+    """The book's PDF and export folder, written aside and put into place together at the
+    end: an error or Ctrl-C leaves neither half-written."""
+    files, data = made.files, made.pdf
     pdf_in_export = None  # the PDF's path inside the export folder, when -o puts it there
     if export_dir is not None:
         inside = Path(os.path.relpath(os.path.realpath(output), os.path.realpath(export_dir)))
@@ -1073,8 +1072,6 @@ def book(
                                  f"{export_dir}, a file of the export; give another file name "
                                  "(nothing was written)")
             pdf_in_export = inside
-    # the PDF and the export folder are written aside and put into place together at the
-    # end: an error or Ctrl-C leaves neither half-written
     with Outputs() as out:
         if export_dir is not None:
             staging = out.folder(export_dir, replace=replace_export)
@@ -1091,12 +1088,6 @@ def book(
         if not (replace_export and pdf_in_export is not None):
             out.file(output, data)
         out.commit()
-    short = f" (only {len(puzzles)} of {count} could be proven)" if len(puzzles) < count else ""
-    for line in shortfalls(count, weights, puzzles):
-        typer.echo(f"book: {line}", err=True)
-    typer.echo(f"wrote {output}: {plural(len(puzzles), 'puzzle')}{short}", err=True)
-    if export_dir is not None:
-        typer.echo(f"wrote {len(files)} files to {export_dir}", err=True)
 
 
 # --------------------------------------------------------------------------- play

@@ -27,8 +27,9 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..actions import Action, dumps_plan
 from ..errors import SolverBug
@@ -53,9 +54,6 @@ KIND_ORDER = ("mission", "hand", "deal", "campaign")
 DEFAULT_MIX = "mission:55,hand:20,deal:15,campaign:10"
 #: candidates tried per puzzle wanted, and a floor, per kind
 ATTEMPTS = {"mission": (8, 24), "hand": (10, 20), "deal": (6, 6), "campaign": (2, 3)}
-
-Progress = Callable[[str, int, int], None]  # (kind, puzzles found, puzzles wanted)
-
 
 def parse_mix(text: str) -> dict[str, int]:
     """``mission:60,hand:25,deal:15`` -> weights; raises ValueError saying what is wrong."""
@@ -123,8 +121,8 @@ def posed_missions(p: Puzzle) -> frozenset[str]:
     return frozenset() if p.position.mission is None else frozenset((p.position.mission,))
 
 
-#: a grade poses one mission at most this often (with ``book_order`` that keeps equal
-#: missions apart in all but the smallest grades)
+#: a grade of a small book poses one mission at most this often (with ``book_order`` that
+#: keeps equal missions apart in all but the smallest grades); ``grade_cap`` scales it
 MISSION_PER_GRADE = 2
 
 
@@ -133,13 +131,24 @@ def mission_cap(count: int) -> int:
     return max(MISSION_REPEATS_MIN, int(MISSION_SHARE * count))
 
 
+def grade_cap(count: int) -> int:
+    """The most puzzles of one grade of a book of ``count`` that may pose one mission:
+    MISSION_PER_GRADE, or for a big book two fifths of ``mission_cap`` (the cap spread over
+    the five grades, with room for grades of unequal size and missions that suit one grade
+    more than another).  A fixed 2 a grade held the bundled deck's 18 missions to 180
+    puzzles in all, and far fewer in practice (a grade's puzzles draw on the few missions
+    that suit it), so books of 60 ran out; up to 40 puzzles the two rules agree."""
+    return max(MISSION_PER_GRADE, round(mission_cap(count) * 2 / 5))
+
+
 class MissionQuota:
     """How often each mission has been posed so far (``posed_missions``), in the book
-    (against its cap) and in each grade (against MISSION_PER_GRADE).  Every kind's
-    puzzles are taken through it."""
+    (against its cap) and in each grade (against ``grade_cap``).  Every kind's puzzles are
+    taken through it."""
 
     def __init__(self, count: int) -> None:
         self.cap = mission_cap(count)
+        self.per_grade = grade_cap(count)
         self.used: dict[str, int] = {}
         self.graded: dict[tuple[str, int], int] = {}
 
@@ -148,8 +157,13 @@ class MissionQuota:
         return self.used.get(mission, 0) < self.cap
 
     def allows(self, p: Puzzle) -> bool:
-        return all(self.room(m) and self.graded.get((m, p.stars), 0) < MISSION_PER_GRADE
+        return all(self.room(m) and self.graded.get((m, p.stars), 0) < self.per_grade
                    for m in posed_missions(p))
+
+    def why_not(self, p: Puzzle) -> str:
+        """Which cap refuses ``p``: "book" (a mission posed ``cap`` times in the book) or
+        "grade" (``per_grade`` times in its grade)."""
+        return "book" if not all(self.room(m) for m in posed_missions(p)) else "grade"
 
     def take(self, p: Puzzle) -> None:
         for m in posed_missions(p):
@@ -163,23 +177,119 @@ class MissionQuota:
             self.graded[m, p.stars] -= 1
 
 
-def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
-          keys: set[tuple], progress: Progress | None,
-          finish: Callable[[Puzzle], Puzzle] | None = None,
-          quota: MissionQuota | None = None) -> list[Puzzle]:
-    quota = quota or MissionQuota(n)
-    quotas = star_quotas(n)
-    chosen: dict[int, list[Puzzle]] = {s: [] for s in quotas}
-    if progress:
-        progress(kind, 0, n)
-    spare: list[Puzzle] = []
-    per, floor = ATTEMPTS[kind]
+@dataclass
+class KindTally:
+    """What became of one kind's candidates: how many the budget allowed and were tried,
+    and why the ones not printed were not (the generator kept none, the puzzle was one
+    the book had, the variety rule refused it), so a short book can say which limit
+    binds."""
 
-    def enough() -> bool:
+    kind: str = "mission"
+    asked: int = 0
+    made: int = 0
+    budget: int = 0
+    tried: int = 0
+    none: int = 0           # the generator or its proofs kept no puzzle (within node budgets)
+    duplicate: int = 0      # a puzzle the book already had (up to translation)
+    book_cap: int = 0       # refused: its mission posed mission_cap times in the book
+    grade_cap: int = 0      # refused: its mission posed grade_cap times in its grade
+    spare: int = 0          # proven but not needed, or of a grade already full
+
+    def refused(self, quota: MissionQuota, p: Puzzle) -> None:
+        if quota.why_not(p) == "book":
+            self.book_cap += 1
+        else:
+            self.grade_cap += 1
+
+
+Progress = Callable[[str, int, int], None]  # (kind, puzzles found, puzzles wanted)
+
+
+def make_candidate(task: tuple[str, Spec, str, Settings]) -> Puzzle | None:
+    """One candidate of a kind from its seed label (a worker task: a pure function of the
+    task, so where it runs changes nothing).  The searches run without the core's distance
+    tables (``core.tables_off``): the book makes thousands of short searches, which do not
+    earn a table's build back."""
+    from ..solve import core
+
+    kind, spec, label, settings = task
+    maker = {"mission": mission_puzzle, "hand": hand_puzzle, "campaign": campaign_puzzle}[kind]
+    with core.tables_off():
+        return maker(spec, label, settings)
+
+
+def make_example(task: tuple[Spec, str, Settings]) -> Puzzle | None:
+    """A Mission in N candidate for the worked example, as a worker task (with the
+    distance tables as the process has them, as the example was always made)."""
+    return mission_puzzle(*task)
+
+
+def finish_candidate(task: tuple[Puzzle, Settings]) -> Puzzle:
+    """``count_solutions`` as a worker task (the uniqueness count that may lift a grade)."""
+    from ..solve import core
+
+    with core.tables_off():
+        return count_solutions(*task)
+
+
+def make_deal(task: tuple[Spec, str, Settings, str, frozenset[str]]) -> Puzzle | None:
+    """One verified-deal candidate as a worker task; ``full`` are the missions with no
+    room left in the book when it was sent (a deal facing one is not even proven)."""
+    from ..solve import core
+
+    spec, label, settings, difficulty, full = task
+    with core.tables_off():
+        return deal_puzzle(spec, label, settings, difficulty, mission_ok=lambda m: m not in full)
+
+
+def _ordered(executor: Any, fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+    """``fn`` over ``tasks`` on the executor, the results in task order (they arrive in
+    any order; nothing that follows depends on which came first)."""
+    if not tasks:
+        return []
+    out: list[Any] = [None] * len(tasks)
+    for i, r in executor.map_unordered(fn, tasks, max_chunk=1):
+        out[i] = r
+    return out
+
+
+def lookahead(executor: Any) -> int:
+    """Candidates computed ahead of the selection: one in this process (exactly the work a
+    one-by-one selection does), a few per worker otherwise."""
+    workers = max(1, int(getattr(executor, "workers", 1)))
+    return 1 if workers == 1 or getattr(executor, "name", "") == "serial" else LOOKAHEAD * workers
+
+
+#: candidates computed ahead per worker: enough to keep every worker busy through a batch
+#: of uneven tasks, few enough that little is computed past the last one a kind needs
+LOOKAHEAD = 4
+
+
+class _Fill:
+    """One kind's puzzles chosen from its candidates in seed-label order, into per-grade
+    quotas (see the module text).  The selection itself is sequential and cheap; the
+    candidates and their uniqueness counts, the dear part, are computed ahead in batches
+    on the executor.  Every task is a pure function of its inputs and the selection takes
+    the results in seed order, deciding exactly as it would one by one, so the book is the
+    same byte for byte for any number of workers, batch size or executor: a batch only
+    computes some candidates (or counts) that a one-by-one run would not have needed."""
+
+    def __init__(self, kind: str, n: int, spec: Spec, settings: Settings, seed: int,
+                 keys: set[tuple], progress: Progress | None, quota: MissionQuota,
+                 executor: Any, tally: KindTally) -> None:
+        self.kind, self.n, self.spec, self.settings, self.seed = kind, n, spec, settings, seed
+        self.keys, self.progress, self.quota, self.executor = keys, progress, quota, executor
+        self.tally = tally
+        self.quotas = star_quotas(n)
+        self.chosen: dict[int, list[Puzzle]] = {s: [] for s in self.quotas}
+        self.spare: list[Puzzle] = []
+        self.counted: dict[str, Puzzle] = {}
+
+    def enough(self) -> bool:
         """Every quota is full, or its gap can be filled by spares one star away."""
-        avail = {s: sum(p.stars == s for p in spare) for s in quotas}
-        for s in sorted(quotas):
-            gap = quotas[s] - len(chosen[s])
+        avail = {s: sum(p.stars == s for p in self.spare) for s in self.quotas}
+        for s in sorted(self.quotas):
+            gap = self.quotas[s] - len(self.chosen[s])
             for t in (s - 1, s + 1):
                 take = min(gap, avail.get(t, 0))
                 gap -= take
@@ -189,25 +299,85 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
                 return False
         return True
 
-    for i in range(max(floor, per * n)):
-        if enough():
-            break
-        p = make(f"{seed}:{i}")
-        if p is None or p.key in keys or not quota.allows(p):
-            continue
-        keys.add(p.key)
+    def _short(self) -> bool:
+        """Too few puzzles of the kind yet (chosen and spare)."""
+        return sum(map(len, self.chosen.values())) + len(self.spare) < self.n
+
+    def worth_counting(self, p: Puzzle) -> bool:
+        """Whether to count ``p``'s optimal solutions: its potential grade has room, the
+        kind has too few puzzles, or it would beat the weakest 5-star puzzle (only then is
+        the count worth its cost).  Once false for a candidate it stays false as the
+        selection goes on (grades only fill, the weakest 5-star puzzle only gets
+        stronger), so a batch may count ahead every candidate it holds true for."""
+        pot = potential_stars(p)
+        five = self.chosen[5]
+        return (len(self.chosen[pot]) < self.quotas[pot] or self._short()
+                or pot == 5 and bool(five) and p.score > min(q.score for q in five))
+
+    def _count_ahead(self, batch: list[Puzzle | None], at: int) -> None:
+        """Count the solutions of ``batch[at]`` (which the selection needs now) and of every
+        later candidate of the batch that may need it, in one round on the executor."""
+        now = batch[at]
+        assert now is not None
+        todo, seen = [now], set(self.keys)
+        for p in batch[at + 1:]:
+            if p is None or p.key in seen or p.source in self.counted:
+                continue
+            seen.add(p.key)
+            if potential_stars(p) > p.stars and self.worth_counting(p):
+                todo.append(p)
+        for p, got in zip(todo, _ordered(self.executor, finish_candidate,
+                                         [(p, self.settings) for p in todo])):
+            self.counted[p.source] = got
+
+    def run(self) -> list[Puzzle]:
+        per, floor = ATTEMPTS[self.kind]
+        self.tally.asked, self.tally.budget = self.n, max(floor, per * self.n)
+        if self.progress:
+            self.progress(self.kind, 0, self.n)
+        ahead = lookahead(self.executor)
+        i = 0
+        while i < self.tally.budget and not self.enough():
+            labels = [f"{self.seed}:{j}" for j in range(i, min(self.tally.budget, i + ahead))]
+            batch = _ordered(self.executor, make_candidate,
+                             [(self.kind, self.spec, label, self.settings) for label in labels])
+            for at, p in enumerate(batch):
+                if self.enough():
+                    break
+                i += 1
+                self.tally.tried += 1
+                self._take(batch, at, p)
+            self.counted.clear()
+        self._fill_gaps()
+        out = [p for s in sorted(self.chosen) for p in self.chosen[s]]
+        self.tally.made = len(out)
+        self.tally.spare = len(self.spare)
+        return out
+
+    def _take(self, batch: list[Puzzle | None], at: int, p: Puzzle | None) -> None:
+        """The one-by-one selection's step for candidate ``p`` (``batch[at]``)."""
+        quota, chosen, quotas = self.quota, self.chosen, self.quotas
+        if p is None:
+            self.tally.none += 1
+            return
+        if p.key in self.keys:
+            self.tally.duplicate += 1
+            return
+        if not quota.allows(p):
+            self.tally.refused(quota, p)
+            return
+        self.keys.add(p.key)
         if potential_stars(p) > p.stars:
             # graded below what it is worth until its optimal solutions are counted: count
             # them while that grade has room or the kind has too few puzzles (only then is
             # the count worth its cost), and never print it under-graded
-            pot = potential_stars(p)
-            short = sum(map(len, chosen.values())) + len(spare) < n  # too few puzzles yet
-            if finish is None or len(chosen[pot]) >= quotas[pot] and not short and not (
-                    pot == 5 and chosen[5] and p.score > min(q.score for q in chosen[5])):
-                continue
-            p = finish(p)
+            if not self.worth_counting(p):
+                return
+            if p.source not in self.counted:
+                self._count_ahead(batch, at)
+            p = self.counted[p.source]
             if potential_stars(p) > p.stars:
-                continue  # not counted within its node budget
+                return  # not counted within its node budget
         if p.stars == 5 and len(chosen[5]) >= quotas[5] and chosen[5]:
             # the top grade keeps the hardest puzzles seen so far: the longest, least obvious
             weakest = min(chosen[5], key=lambda q: q.score)
@@ -223,89 +393,117 @@ def _fill(kind: str, n: int, make: Callable[[str], Puzzle | None], seed: int,
         if len(chosen[p.stars]) < quotas[p.stars] and quota.allows(p):
             chosen[p.stars].append(p)
             quota.take(p)
-            if progress:
-                progress(kind, sum(map(len, chosen.values())), n)
+            if self.progress:
+                self.progress(self.kind, sum(map(len, chosen.values())), self.n)
         else:
-            spare.append(p)
-    for s in quotas:  # empty slots take the spare candidates closest in grade
-        while len(chosen[s]) < quotas[s]:
-            fits = [p for p in spare if quota.allows(p)]
-            if not fits:
-                break
-            best = min(fits, key=lambda p: (abs(p.stars - s), p.stars, spare.index(p)))
-            spare.remove(best)
-            chosen[s].append(best)
-            quota.take(best)
-            if progress:
-                progress(kind, sum(map(len, chosen.values())), n)
-    return [p for s in sorted(chosen) for p in chosen[s]]
+            self.spare.append(p)
+
+    def _fill_gaps(self) -> None:
+        """Empty slots take the spare candidates closest in grade."""
+        for s in self.quotas:
+            while len(self.chosen[s]) < self.quotas[s]:
+                fits = [p for p in self.spare if self.quota.allows(p)]
+                if not fits:
+                    break
+                best = min(fits, key=lambda p: (abs(p.stars - s), p.stars, self.spare.index(p)))
+                self.spare.remove(best)
+                self.chosen[s].append(best)
+                self.quota.take(best)
+                if self.progress:
+                    self.progress(self.kind, sum(map(len, self.chosen.values())), self.n)
 
 
 def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
-           progress: Progress | None, quota: MissionQuota) -> list[Puzzle]:
+           progress: Progress | None, quota: MissionQuota, executor: Any,
+           tally: KindTally) -> list[Puzzle]:
     """Verified deals through the mission quota like every kind: a deal whose first
-    mission has no room left is not even proven."""
+    mission has no room left is not even proven.
+
+    Slot ``s`` takes the first of its candidates ``seed:s:0``, ``seed:s:1``, ... that is
+    new and passes the quota.  The slots are decided in order, one by one; the deals are
+    proven ahead, in rounds on the executor: the next candidate of the slot being decided
+    and, for the next few slots, the first candidate not known to be None (a candidate
+    that is a puzzle is taken as likely to pass), so no deal is proven that the one-by-one
+    order would not prove, unless an earlier slot's choice refuses one it thought would
+    pass."""
     out: list[Puzzle] = []
-    per, floor = ATTEMPTS["deal"]
+    per, _ = ATTEMPTS["deal"]
+    tally.asked, tally.budget = n, per * n
     if progress:
         progress("deal", 0, n)
-    for slot in range(n):
-        difficulty = DEAL_DIFFICULTIES[slot % len(DEAL_DIFFICULTIES)]
-        for i in range(per):
-            p = deal_puzzle(spec, f"{seed}:{slot}:{i}", settings, difficulty, mission_ok=quota.room)
-            if p is not None and p.key not in keys and quota.allows(p):
-                keys.add(p.key)
-                quota.take(p)
-                out.append(p)
-                break
-        if progress:
-            progress("deal", len(out), n)
+    window = lookahead(executor)
+    proven: dict[tuple[int, int], Puzzle | None] = {}
+    slot, attempt = 0, 0
+    while slot < n:
+        got = proven.get((slot, attempt), ...)
+        if got is ...:
+            need = [(slot, attempt)]
+            for s in range(slot + 1, min(n, slot + window)):
+                a = 0
+                while a < per and (s, a) in proven and proven[s, a] is None:
+                    a += 1
+                if a < per and (s, a) not in proven:
+                    need.append((s, a))
+            full = frozenset(m for m in quota.used if not quota.room(m))
+            tasks = [(spec, f"{seed}:{s}:{a}", settings,
+                      DEAL_DIFFICULTIES[s % len(DEAL_DIFFICULTIES)], full) for s, a in need]
+            proven.update(zip(need, _ordered(executor, make_deal, tasks)))
+            continue
+        tally.tried += 1
+        p = got
+        taken = False
+        if p is None:
+            tally.none += 1
+        elif p.key in keys:
+            tally.duplicate += 1
+        elif not quota.allows(p):
+            tally.refused(quota, p)
+        else:
+            keys.add(p.key)
+            quota.take(p)
+            out.append(p)
+            taken = True
+        attempt += 1
+        if taken or attempt >= per:
+            if progress:
+                progress("deal", len(out), n)
+            slot, attempt = slot + 1, 0
+    tally.made = len(out)
     return out
 
 
 def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
                   settings: Settings = Settings(), progress: Progress | None = None,
+                  executor: Any = None, tallies: dict[str, KindTally] | None = None,
                   ) -> list[Puzzle]:
     """``count`` verified puzzles (fewer only if even Mission in N runs dry), in book order.
 
-    The searches run without the core's distance tables (``core.tables_off``): the book
-    makes thousands of short searches, which do not earn a table's build back."""
-    from ..solve import core
+    ``executor`` (``rove.executors``; default: this process) computes the candidates; the
+    book is the same for any.  ``tallies``, when given, receives each kind's
+    ``KindTally`` (what ``shortfalls`` reads to say which limit binds)."""
+    from ..executors import SerialExecutor
 
-    with core.tables_off():
-        return _generate_book(spec, count, mix, seed, settings, progress)
-
-
-def _generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int, settings: Settings,
-                   progress: Progress | None) -> list[Puzzle]:
+    executor = executor if executor is not None else SerialExecutor()
+    tallies = tallies if tallies is not None else {}
     counts = split_count(count, mix)
     keys: set[tuple] = set()
     quota = MissionQuota(count)
     found: list[Puzzle] = []
-    makers = {
-        "mission": lambda label: mission_puzzle(spec, label, settings),
-        "hand": lambda label: hand_puzzle(spec, label, settings),
-        "campaign": lambda label: campaign_puzzle(spec, label, settings),
-    }
-
-    def finish(p: Puzzle) -> Puzzle:
-        return count_solutions(p, settings)
-
     # campaigns first: their missions are on the deck's first cards whatever the seed, so
     # they take those cards' quota before the kinds that can pose any mission
-    for kind in ("campaign", "hand", "deal"):
-        if kind in counts:
-            if kind == "deal":
-                got = _deals(counts[kind], spec, settings, seed, keys, progress, quota)
-            else:
-                got = _fill(kind, counts[kind], makers[kind], seed, keys, progress, finish, quota)
-            found += got
-            short = counts[kind] - len(got)
-            if short:
-                counts["mission"] = counts.get("mission", 0) + short
-    if counts.get("mission"):
-        found += _fill("mission", counts["mission"], makers["mission"], seed, keys, progress, finish,
-                       quota)
+    for kind in ("campaign", "hand", "deal", "mission"):
+        if not counts.get(kind):
+            continue
+        tally = tallies.setdefault(kind, KindTally(kind))
+        if kind == "deal":
+            got = _deals(counts[kind], spec, settings, seed, keys, progress, quota, executor, tally)
+        else:
+            got = _Fill(kind, counts[kind], spec, settings, seed, keys, progress, quota, executor,
+                        tally).run()
+        found += got
+        short = counts[kind] - len(got)
+        if short and kind != "mission":
+            counts["mission"] = counts.get("mission", 0) + short
     return book_order(found)
 
 
@@ -314,17 +512,95 @@ EXAMPLE_POINTS, EXAMPLE_ACTIONS, EXAMPLE_TRIES = (2, 3), 4, 40
 
 
 def example_puzzle(spec: Spec, seed: int, puzzles: list[Puzzle],
-                   settings: Settings = Settings()) -> Puzzle | None:
+                   settings: Settings = Settings(), executor: Any = None) -> Puzzle | None:
     """A small Mission in N for the "How to solve one" page, none of the book's own (by
-    key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits."""
+    key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits.  The
+    first that fits in label order, the candidates made ahead on ``executor``."""
+    from ..executors import SerialExecutor
+
+    executor = executor if executor is not None else SerialExecutor()
     taken = {p.key for p in puzzles}
-    for i in range(EXAMPLE_TRIES):
-        p = mission_puzzle(spec, f"{seed}:example:{i}", settings)
-        if (p is not None and p.key not in taken
-                and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
-                and len(p.plan) <= EXAMPLE_ACTIONS):
-            return p
+    ahead = lookahead(executor)
+    for i in range(0, EXAMPLE_TRIES, ahead):
+        labels = [f"{seed}:example:{j}" for j in range(i, min(EXAMPLE_TRIES, i + ahead))]
+        for p in _ordered(executor, make_example, [(spec, lb, settings) for lb in labels]):
+            if (p is not None and p.key not in taken
+                    and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
+                    and len(p.plan) <= EXAMPLE_ACTIONS):
+                return p
     return None
+
+
+@dataclass(frozen=True)
+class BookOptions:
+    """What ``rove book`` is asked for, but the files: everything that decides the bytes."""
+
+    count: int = 30
+    mix: str = DEFAULT_MIX
+    seed: int = 1
+    paper: str = "a5"
+    per_page: int = 1
+    title: str = "ROVE"
+    subtitle: str = "Verified Puzzles"
+    imposition: str = "none"
+    settings: Settings = Settings()
+    export: bool = False
+
+    def problems(self) -> list[str]:
+        """What is wrong with the options, as the CLI reports it (``--name: why``)."""
+        out = []
+        try:
+            parse_mix(self.mix)
+        except ValueError as exc:
+            out.append(f"--mix: {exc}")
+        if not 1 <= self.count <= MAX_COUNT:
+            out.append(f"--count is {self.count}; give 1 to {MAX_COUNT}")
+        if self.paper not in BOOK_PAPERS:
+            out.append(f"--paper is {self.paper!r}; use {', '.join(BOOK_PAPERS)}")
+        for name, text in (("--title", self.title), ("--subtitle", self.subtitle)):
+            if len(text) > 80 or not text.isprintable():
+                out.append(f"{name} must be printable text of at most 80 characters")
+        if self.imposition not in ("none", "booklet"):
+            out.append(f"--imposition is {self.imposition!r}; use none or booklet")
+        return out
+
+
+#: the most puzzles a book may ask for
+MAX_COUNT = 1000
+
+
+@dataclass
+class MadeBook:
+    """A book made in memory: its puzzles, the PDF's bytes, the export's files (empty
+    without ``export``) and a line for every kind the deck could not supply in full."""
+
+    puzzles: list[Puzzle]
+    pdf: bytes
+    files: dict[str, str]
+    short: list[str]
+
+
+def make_book(spec: Spec, options: BookOptions, executor: Any = None,
+              progress: Progress | None = None) -> MadeBook:
+    """The whole of ``rove book`` but writing the files: the puzzles generated and proven
+    (on ``executor``), the PDF rendered (imposed as asked) and the export's files, both
+    checked on the reader's deck.  An empty ``puzzles`` (and no PDF) when the deck gave
+    none; SolverBug or ExportCheckFailed when a check fails (a bug, never expected)."""
+    mix = parse_mix(options.mix)
+    tallies: dict[str, KindTally] = {}
+    puzzles = generate_book(spec, options.count, mix, options.seed, options.settings, progress,
+                            executor=executor, tallies=tallies)
+    if not puzzles:
+        return MadeBook([], b"", {}, [])
+    example = example_puzzle(spec, options.seed, puzzles, options.settings, executor=executor)
+    data = render_book(spec, puzzles, options.seed, options.paper, options.title, options.subtitle,
+                       example, options.per_page)
+    files = export_files(puzzles, spec, options.title, options.seed) if options.export else {}
+    if options.imposition == "booklet":
+        from ..pdf.impose import impose_booklet
+
+        data = impose_booklet(data, "a4" if options.paper in ("a5", "a4") else "letter")
+    return MadeBook(puzzles, data, files, shortfalls(options.count, mix, puzzles, tallies))
 
 
 def book_order(puzzles: list[Puzzle]) -> list[Puzzle]:
@@ -385,24 +661,51 @@ KIND_NOUNS = {"mission": ("Mission in N puzzle", "Mission in N puzzles"),
               "campaign": ("campaign", "campaigns")}
 
 
-def shortfalls(count: int, mix: dict[str, int], puzzles: list[Puzzle]) -> list[str]:
+def shortfalls(count: int, mix: dict[str, int], puzzles: list[Puzzle],
+               tallies: dict[str, KindTally] | None = None) -> list[str]:
     """One line for each kind the book asked for and the deck could not supply in full:
-    what was asked, what was made, why (the candidates tried did not pass the proofs within
-    their node budgets, or would repeat a mission too often)."""
+    what was asked, what was made, and which limit binds (from the kind's ``KindTally``
+    when given: the candidate budget, the generator's reach within its node budgets, or
+    the variety rule's caps)."""
     out = []
+    tallies = tallies or {}
     made = {k: sum(p.kind == k for p in puzzles) for k in KIND_ORDER}
     for kind, asked in split_count(count, mix).items():
         if kind == "mission" or made[kind] >= asked:
             continue
         per, floor = ATTEMPTS[kind]
-        out.append(f"asked for {plural(asked, *KIND_NOUNS[kind])}, made "
-                   f"{made[kind]}: of up to {max(floor, per * asked)} candidates from this deck, "
-                   "too few passed the proofs within their node budgets (or they repeated a "
-                   "mission too often); Mission in N puzzles took the free places")
+        why = (binding_limit(tallies[kind], count) if kind in tallies else
+               f"of up to {max(floor, per * asked)} candidates from this deck, too few passed the "
+               "proofs within their node budgets (or they repeated a mission too often)")
+        out.append(f"asked for {plural(asked, *KIND_NOUNS[kind])}, made {made[kind]}: {why}; "
+                   "Mission in N puzzles took the free places")
     if sum(made.values()) < count:
-        out.append(f"made {sum(made.values())} of the {count} puzzles asked for: even Mission in N "
-                   "candidates ran out")
+        why = (binding_limit(tallies["mission"], count) if "mission" in tallies
+               else "even Mission in N candidates ran out")
+        out.append(f"made {sum(made.values())} of the {count} puzzles asked for: Mission in N "
+                   f"fell short: {why}")
     return out
+
+
+def binding_limit(t: KindTally, count: int) -> str:
+    """Why a kind fell short, in words: what became of its candidates and which limit
+    binds (the one that turned away most of them)."""
+    parts = {
+        "the generator's reach": (t.none, f"{t.none} kept no puzzle within their node budgets"),
+        "repeats": (t.duplicate, f"{t.duplicate} repeated a puzzle of the book"),
+        "the variety rule's book cap": (t.book_cap, f"{t.book_cap} would pose a mission more than "
+                                        f"{mission_cap(count)} times in the book"),
+        "the variety rule's grade cap": (t.grade_cap, f"{t.grade_cap} would pose a mission more "
+                                         f"than {grade_cap(count)} times in one grade"),
+        "the star quotas": (t.spare, f"{t.spare} were proven but of grades already full"),
+    }
+    said = "; ".join(text for n, text in parts.values() if n)
+    if t.tried < t.budget:
+        return (f"all its {t.tried} candidates were proven before the budget of {t.budget} ran "
+                f"out ({said or 'none left'}): the binding limit is the variety rule's caps")
+    worst = max(parts, key=lambda k: parts[k][0])
+    return (f"the candidate budget of {t.budget} ({ATTEMPTS[t.kind][0]} a puzzle asked) "
+            f"was spent ({said}): the binding limit is {worst}")
 
 
 # --------------------------------------------------------------------------- printing and export
@@ -653,7 +956,8 @@ def spec_copy(spec: Spec) -> tuple[str, bool]:
     return dump_spec(spec, schema=None), False
 
 
-def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
+def export_files(puzzles: list[Puzzle], source: Spec, book_title: str = "ROVE", seed: int = 0,
+                 ) -> dict[str, str]:
     """``NAME.yaml`` (the position) and ``NAME.plan.json`` (the solution) for every puzzle,
     and under ``specs/`` the spec every position names, so the export stands alone.
 
@@ -664,7 +968,8 @@ def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
     ``NAME-K.plan.json``, each naming the campaign's spec ``specs/NAME.yaml`` (``source``
     with the generated missions on its first cards' mission sides, its header saying
     which); mission ``K+1`` starts where the plan of ``K`` ends.  Specs live in a subfolder,
-    so every YAML file at the top is a position with its plan beside it.  Layouts are
+    so every YAML file at the top is a position with its plan beside it; ``index.json``
+    lists the puzzles for an app or a site (``book_index``).  Layouts are
     already re-based so (0, 0) is the top-left, which is exactly what ``dump_position``
     writes, so the plan's cells match the file.
 
@@ -675,7 +980,10 @@ def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
     out: dict[str, str] = {}
     campaign_specs = {f"specs/{puzzle_name(i, p)}.yaml" for i, p in enumerate(puzzles, 1)
                       if p.kind == "campaign"}
-    book_specs: list[tuple[Spec, str]] = []  # the spec of every other puzzle, and its copy
+    # the spec of every other puzzle, and its copy; the book's own deck always (the index names it)
+    book_ref = _spec_file_name(source, campaign_specs)
+    book_specs: list[tuple[Spec, str]] = [(source, book_ref)]
+    out[book_ref] = spec_copy(source)[0]
     for i, p in enumerate(puzzles, 1):
         name = puzzle_name(i, p)
         if p.kind == "campaign":
@@ -697,6 +1005,7 @@ def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
         title = f"Puzzle {i}: {puzzle_title(p)}, {p.stars} star{'s' if p.stars != 1 else ''}"
         out[f"{name}.yaml"] = dump_position(pos, title=title)
         out[f"{name}.plan.json"] = dumps_plan(list(p.plan))
+    out[INDEX] = book_index(puzzles, source, book_title, seed, book_ref)
     out = dict(sorted(out.items()))
     with tempfile.TemporaryDirectory(prefix="rove-export-") as tmp:
         for rel, text in out.items():
@@ -705,6 +1014,81 @@ def export_files(puzzles: list[Puzzle], source: Spec) -> dict[str, str]:
             target.write_bytes(text.encode("utf-8"))
         check_export(Path(tmp), puzzles, source)
     return out
+
+
+#: the export's list of puzzles, for apps and sites (docs/FORMATS.md, "Book index")
+INDEX = "index.json"
+INDEX_FORMAT, INDEX_VERSION = "rove-book-index", 1
+
+
+def _index_files(number: int, p: Puzzle) -> tuple[str, str]:
+    """The position and solution files the index names for a puzzle: a campaign's first
+    mission (the next ones follow as NAME-2.yaml, ...)."""
+    name = puzzle_name(number, p)
+    stem = f"{name}-1" if p.kind == "campaign" else name
+    return f"{stem}.yaml", f"{stem}.plan.json"
+
+
+def book_index(puzzles: list[Puzzle], source: Spec, title: str, seed: int, spec_ref: str) -> str:
+    """``index.json``: the book's title, deck file and seed, and for every puzzle its files,
+    title, kind, stars, proven optimum (of the position its file holds: the printed plan's
+    cost, which the solvers proved optimal; null for a deal, a whole game proven
+    winnable) and its three hints as the book prints them.  Keys in a fixed order and
+    no figure that depends on the run, so the same seed writes the same bytes."""
+    import json
+
+    from ..pdf.book import hint_runs
+    from ..solve.result import plan_cost
+    from .hints import hints_for
+
+    names = {m.code: m.name for m in source.modules}
+    rows = []
+    for i, p in enumerate(puzzles, 1):
+        legs = _legs(p)
+        h = hints_for(p.kind, legs)
+        file, solution = _index_files(i, p)
+        points, cards, abilities = plan_cost(legs[0][1])
+        rows.append({
+            "number": i, "file": file, "solution": solution, "title": puzzle_title(p), "kind": p.kind,
+            "stars": p.stars,
+            "optimum": None if p.kind == "deal" else {"points": points, "cards": cards,
+                                                      "abilities": abilities},
+            "hints": ["".join(t for _, t in hint_runs(h, p.kind, level, names)) for level in (1, 2)]
+            + [h.note],
+        })
+    data = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "title": title, "spec": spec_ref,
+            "seed": seed, "puzzles": rows}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _check_index(folder: Path, puzzles: list[Puzzle], fail: Callable[[str], Exception]) -> None:
+    """``index.json`` read back: its format, one row per puzzle in book order, and every
+    file it names there, holding that puzzle (its solution replayed to the optimum the
+    row states)."""
+    import json
+
+    from ..actions import load_plan
+    from ..solve.result import plan_cost
+
+    try:
+        data = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise fail(f"{INDEX} does not read back ({exc})") from None
+    if (data.get("format"), data.get("version")) != (INDEX_FORMAT, INDEX_VERSION):
+        raise fail(f"{INDEX} is not a {INDEX_FORMAT} version {INDEX_VERSION}")
+    if not (folder / data["spec"]).is_file():
+        raise fail(f"{INDEX} names the spec {data['spec']}, which is not in the export")
+    rows = data["puzzles"]
+    if [r["number"] for r in rows] != list(range(1, len(puzzles) + 1)):
+        raise fail(f"{INDEX} does not list the book's {len(puzzles)} puzzles in order")
+    for i, (row, p) in enumerate(zip(rows, puzzles), 1):
+        if (row["file"], row["solution"]) != _index_files(i, p) or (
+                row["kind"], row["stars"], row["title"]) != (p.kind, p.stars, puzzle_title(p)):
+            raise fail(f"{INDEX} row {i} is not puzzle {i} of the book")
+        cost = plan_cost(tuple(load_plan(folder / row["solution"])))
+        want = None if p.kind == "deal" else dict(zip(("points", "cards", "abilities"), cost))
+        if row["optimum"] != want or len(row["hints"]) != 3 or not all(row["hints"]):
+            raise fail(f"{INDEX} row {i}: its optimum or hints are not the book's")
 
 
 def _campaign_spec_text(number: int, p: Puzzle, source: Spec) -> str:
@@ -762,6 +1146,7 @@ def check_export(folder: Path, puzzles: list[Puzzle], source: Spec) -> None:
                                + ("" if deck_spec is got.spec else " on the reader's deck"))
             if list(load_plan(folder / f"{stem}.plan.json")) != list(plan):
                 raise fail(f"{stem}.plan.json is not the book's solution")
+    _check_index(folder, puzzles, fail)
 
 
 def earlier_export(folder: Path) -> list[str]:

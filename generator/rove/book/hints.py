@@ -29,6 +29,7 @@ from ..pdf.book import Hints
 from ..replay import states_along
 from ..solve.nodes import Limit
 from ..solve.result import plan_cost
+from ..solve.search import deck_for
 from ..words import plural
 from .analyse import solve_optimal
 
@@ -56,7 +57,7 @@ def hints_for(kind: str, legs: tuple[tuple, ...]) -> Hints:
     """The hints for a puzzle of ``kind`` whose (position, plan) pairs are ``legs`` (one
     pair, or a campaign's missions in order)."""
     pos, plan = legs[0]
-    deck = Deck(pos.spec, pos.rules)
+    deck = deck_for(pos.spec, pos.rules)
     module = _actor(plan[0]) if plan else None
     if kind == "campaign":
         first = tuple(p[0] for _, p in legs if p)
@@ -84,7 +85,7 @@ def check_hints(kind: str, legs: tuple[tuple, ...], nodes: int = CHECK_NODES) ->
     if kind == "deal":
         return
     for pos, plan in legs:
-        deck = Deck(pos.spec, pos.rules)
+        deck = deck_for(pos.spec, pos.rules)
         half, s = _halfway(deck, state_from_position(deck, pos), plan)
         if half >= len(plan):
             continue  # nothing left to re-prove

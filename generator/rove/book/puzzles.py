@@ -46,9 +46,10 @@ from ..generators.deals import deal
 from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
 from ..replay import verify_plan
-from ..rules import HAND_SIZES
+from ..rules import HAND_SIZES, Rules
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit
+from ..solve.search import deck_for
 from ..spec import DEFAULT_SPEC, Spec
 from . import analyse
 from .grade import Features, score, stars
@@ -197,7 +198,7 @@ def mission_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
       layout climbed towards a long plan of abilities *and* moves; kept only when the
       optimum needs at least CHAIN_MIN_ABILITIES abilities and one point."""
     rng = random.Random(f"rove-book:mission:{label}")
-    deck = Deck(spec)
+    deck = deck_for(spec, Rules())
     roll = rng.random()
     recipe = next(name for name, share in _RECIPE_CUTS if roll < share)
     cells = random_layout(spec.codes, rng, winding=recipe in ("deep", "chain") or rng.random() < 0.5)
@@ -357,7 +358,7 @@ def count_solutions(p: Puzzle, settings: Settings) -> Puzzle:
     book does it only for the puzzles it would print at 3 stars or more."""
     if p.kind not in SOLUTION_KINDS or p.features.solutions > 0:
         return p
-    deck = Deck(p.position.spec, p.position.rules)
+    deck = deck_for(p.position.spec, p.position.rules)
     s = state_from_position(deck, p.position)
     f = p.features
     try:
@@ -419,7 +420,7 @@ def hand_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None:
     points instead of the bonus) makes the mission impossible or dearer (points, then
     cards) than the optimum, each proven by A*."""
     rng = random.Random(f"rove-book:hand:{label}")
-    deck = Deck(spec)
+    deck = deck_for(spec, Rules())
     cells = random_layout(spec.codes, rng, 6, 4, winding=rng.random() < 0.5)
     spent = frozenset(spec.codes)  # movement only: the cards are the whole story
     probe = _position(spec, cells, spec.cards[0].id, spent, (), Current(None, MAX_N), settings)
@@ -504,7 +505,7 @@ def deal_puzzle(spec: Spec, label: str, settings: Settings, difficulty: str = "n
     pos = deal(spec, seed, difficulty, spec_ref=settings.spec_ref)
     if mission_ok is not None and pos.mission is not None and not mission_ok(pos.mission):
         return None
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     s = state_from_position(deck, pos)
     budget = Budget.of(settings.time_limit, settings.deal_nodes)
     witness = "the game solver, which knew the whole draw order"
@@ -560,7 +561,7 @@ def campaign_puzzle(spec: Spec, label: str, settings: Settings) -> Puzzle | None
     # the reader's deck: the source's modules (both sides), with the generated missions on
     # the first cards' mission sides; every leg is posed, solved and replayed on it
     cspec = camp.spec
-    deck = Deck(cspec)
+    deck = deck_for(cspec, Rules())
     spent = frozenset(spec.codes)
     legs: list[tuple[Position, tuple[Action, ...]]] = []
     for gm in camp.missions:

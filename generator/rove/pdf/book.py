@@ -30,7 +30,7 @@ from ..spec import Arrow, Card, Module, Pattern, Spec
 from ..words import plural
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
 from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
-from .glyphs import INK, KIND_LEGEND, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
+from .glyphs import INK, KIND_LEGEND, MIN_TEXT, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
 
 MM = 72.0 / 25.4
 #: page sizes (points): A5 and A4, US Letter, and the 6 x 9 in trim of print-on-demand books
@@ -61,6 +61,22 @@ class Hints:
     cells: dict[str, Cell]         # the halfway layout
     spent: frozenset[str]          # modules spent at halfway
     note: str                      # what the halfway diagram shows, in words
+
+
+def hint_runs(h: Hints, kind: str, level: int, names: dict[str, str]) -> list[tuple[str, str]]:
+    """Hint 1 or 2 of a puzzle as printed, in (font, text) runs; ``names`` the deck's
+    module names by code.  Hint 3 is its diagram, and ``h.note`` says what it shows."""
+    if level == 1:
+        if h.module is None:  # a card first: which one (hint 2 says for which points)
+            return [(FONT, "card "), (FONT_BOLD, str(h.first[0].card)), (FONT, " is played first.")]
+        return [(FONT_BOLD, f"{names.get(h.module, h.module)} ({h.module})"), (FONT, " acts first.")]
+    if kind == "campaign":
+        runs = []
+        for i, a in enumerate(h.first):
+            runs += [(FONT, f"mission {i + 1}: "), (FONT_BOLD, str(a)),
+                     (FONT, "; " if i < len(h.first) - 1 else ".")]
+        return runs
+    return [(FONT_BOLD, str(h.first[0])), (FONT, ".")]
 
 
 @dataclass(frozen=True)
@@ -164,7 +180,7 @@ def layout_size(frame: Frame, cell: float, ruler: bool) -> tuple[float, float]:
 
 
 def ruler_room(cell: float) -> float:
-    return max(7.0, cell * 0.55)
+    return max(11.0, cell * 0.55)  # room for "y\\x" and "-3" at MIN_TEXT
 
 
 def draw_layout(c: Canvas, cells: dict[str, Cell], spent: frozenset[str] | set[str], frame: Frame,
@@ -179,7 +195,7 @@ def draw_layout(c: Canvas, cells: dict[str, Cell], spent: frozenset[str] | set[s
     gx, gy = left + r, top - r  # top-left of the grid
     c.saveState()
     if ruler:
-        size = max(4.5, min(8.0, cell * 0.34))
+        size = max(MIN_TEXT, min(8.0, cell * 0.34))
         c.setFont(FONT, size)
         c.setFillColor(RULER_INK)
         for i in range(frame.cols):
@@ -188,7 +204,7 @@ def draw_layout(c: Canvas, cells: dict[str, Cell], spent: frozenset[str] | set[s
         for j in range(frame.rows):
             c.drawRightString(gx - (r - size * 0.9) / 2 - size * 0.05,
                               gy - (j + 0.5) * cell - size * 0.35, str(frame.y0 + j))
-        c.setFont(FONT_ITALIC, size * 0.9)
+        c.setFont(FONT_ITALIC, max(MIN_TEXT, size * 0.9))
         c.drawCentredString(left + r / 2, top - r / 2 - size * 0.3, "y\\x")
     c.setStrokeColor(GRID_FAINT)
     c.setLineWidth(max(0.3, cell * 0.02))
@@ -213,7 +229,7 @@ def draw_layout(c: Canvas, cells: dict[str, Cell], spent: frozenset[str] | set[s
             fill = white
         _tile(c, px, py, s, rad, fill, is_spent, code in moved)
         c.setFillColor(SPENT_INK if is_spent else INK)
-        fs = s * 0.62
+        fs = max(MIN_TEXT, s * 0.62)
         c.setFont(FONT_BOLD, fs)
         c.drawCentredString(px + s / 2, py + s / 2 - fs * 0.36, code)
     if matched:
@@ -1349,21 +1365,8 @@ class BookWriter:
 
     def _hint_runs(self, p: BookPuzzle, level: int) -> list[tuple[str, str]]:
         assert p.hints is not None
-        runs = [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): ")]
-        h = p.hints
-        if level == 1:
-            if h.module is None:  # a card first: which one (hint 2 says for which points)
-                runs += [(FONT, "card "), (FONT_BOLD, str(h.first[0].card)), (FONT, " is played first.")]
-            else:
-                runs += [(FONT_BOLD, f"{self.names.get(h.module, h.module)} ({h.module})"),
-                         (FONT, " acts first.")]
-        elif p.kind == "campaign":
-            for i, a in enumerate(h.first):
-                runs += [(FONT, f"mission {i + 1}: "), (FONT_BOLD, str(a)),
-                         (FONT, "; " if i < len(h.first) - 1 else ".")]
-        else:
-            runs += [(FONT_BOLD, str(h.first[0])), (FONT, ".")]
-        return runs
+        return [(FONT_BOLD, f"{p.number}. "), (FONT, f"{p.title} (p. {self.puzzle_page(p)}): "),
+                *hint_runs(p.hints, p.kind, level, self.names)]
 
     def _halfway_rows(self, block: Block, hinted: list[BookPuzzle]) -> None:
         """Hint 3's diagrams, a few a row, each with its puzzle and what it shows."""

@@ -61,6 +61,7 @@ from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text
 from .glyphs import (
     INK,
     KIND_LEGEND,
+    MIN_TEXT,
     arrows_by_direction,
     draw_compass,
     draw_legend,
@@ -607,7 +608,7 @@ def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, 
     painter: Callable[[Canvas, _Box, Face, dict[str, str]], None] = _PAINTERS[face.side]
     painter(c, box, face, names)
     if stamp:
-        _draw_stamp(c, box, stamp)
+        _draw_stamp(c, box, stamp, s)
     c.restoreState()
     if bleed == 0:
         c.setStrokeColor(CUT_LINE)
@@ -616,15 +617,17 @@ def draw_face(c: Canvas, face: Face, trim: Rect, bleed: float, names: dict[str, 
     c.restoreState()
 
 
-STAMP_SIZE = 4.2  # design units: legible with a loupe, small enough for the 10-unit strip at the bottom
+STAMP_SIZE = 6.0  # pt at the least (MIN_TEXT), in the 10-unit strip at the bottom
 STAMP_INK = Color(0.40, 0.40, 0.40)
 
 
-def _draw_stamp(c: Canvas, box: _Box, text: str) -> None:
-    """The playtest stamp, centred 3 units above the cut: every face keeps that strip free."""
-    size = STAMP_SIZE
-    while size > 2.5 and text_width(text, FONT, size) > box.W - 24:
-        size -= 0.2
+def _draw_stamp(c: Canvas, box: _Box, text: str, scale: float = 1.0) -> None:
+    """The playtest stamp, centred 3 units above the cut: every face keeps that strip free.
+    Never under MIN_TEXT on paper (``scale``: pt per design unit); a line too long for the
+    card at that size is cut with an ellipsis."""
+    size = max(STAMP_SIZE, MIN_TEXT / scale)
+    while len(text) > 1 and text_width(text, FONT, size) > box.W - 24:
+        text = text[:-2].rstrip() + "…"
     c.setFillColor(STAMP_INK)
     c.setFont(FONT, size)
     c.drawCentredString(box.W / 2, 3.0, text)

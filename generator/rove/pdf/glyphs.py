@@ -20,6 +20,8 @@ from ..spec import ANY, ARROW_KINDS, EMPTY, Arrow, Pattern
 from .fonts import FONT, FONT_BOLD, text_width
 
 INK = Color(0.11, 0.12, 0.14)
+#: the smallest text any sheet or page prints, in pt (the usual floor for print)
+MIN_TEXT = 6.0
 ANY_FILL = Color(0.60, 0.62, 0.64)
 GRID_LINE = Color(0.78, 0.79, 0.80)
 
@@ -201,7 +203,7 @@ def draw_pattern(c: Canvas, pattern: Pattern, cx: float, cy: float, w: float, h:
                 c.setStrokeColor(named_fill)
                 c.setLineWidth(max(0.6, cell * 0.035))
                 c.roundRect(x, y, s, s, radius, stroke=1, fill=1)
-                size = s * 0.62
+                size = max(MIN_TEXT, s * 0.62)
                 c.setFillColor(white)
                 c.setFont(FONT_BOLD, size)
                 c.drawCentredString(x + s / 2, y + s / 2 - size * 0.36, v)

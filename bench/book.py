@@ -1,0 +1,182 @@
+"""Time and memory of ``rove book`` at 1 and 2 jobs, and where the time goes.
+
+    python bench/book.py [--sizes 30,100,365] [--jobs 1,2] [--spec standard] [--seed 1]
+
+Every (size, jobs) book is made in a fresh interpreter of its own session (through
+``rove.book.build.make_book``, as ``rove book --export-dir`` makes it), watched from here
+through ``/proc``: the wall time, the CPU time (user + sys) of the process and its
+workers, and the peak resident size of the largest process (and of all of them
+together).  Inside, the phases are timed where they run: the candidates (generating and
+proving Mission in N, hand puzzles and campaigns), the uniqueness counts, the verified
+deals, the worked example, and the layout (the PDF, with the reader's-deck check and the
+hints re-proved) and export.  At 2 jobs a phase's time is the wall time the executor
+took for it.  Prints one row per book, the speed-up of 2 jobs over 1, and whether every
+job count wrote the same bytes (it must).  Only the standard library and rove are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: the book made in the child: phases timed by wrapping the functions the book calls
+CHILD = """\
+import hashlib, json, sys, time
+from rove.book import build
+from rove.executors import make_executor
+from rove.spec import load_spec
+
+size, jobs, seed, spec_name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+phases = {}
+names = {"make_candidate": "candidates", "finish_candidate": "uniqueness", "make_deal": "deals",
+         "make_example": "example"}
+inner = build._ordered
+
+def timed_ordered(executor, fn, tasks):
+    t = time.perf_counter()
+    try:
+        return inner(executor, fn, tasks)
+    finally:
+        key = names.get(fn.__name__, fn.__name__)
+        phases[key] = phases.get(key, 0.0) + time.perf_counter() - t
+
+def timed(name, fn):
+    def wrapper(*a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            phases[name] = phases.get(name, 0.0) + time.perf_counter() - t
+    return wrapper
+
+build._ordered = timed_ordered
+build.render_book = timed("layout", build.render_book)
+build.export_files = timed("export", build.export_files)
+spec = load_spec(spec_name)
+t0 = time.perf_counter()
+with make_executor("local", jobs) as ex:
+    made = build.make_book(spec, build.BookOptions(count=size, seed=seed, export=True), ex)
+wall = time.perf_counter() - t0
+digest = hashlib.sha256(made.pdf + json.dumps(made.files, sort_keys=True).encode()).hexdigest()
+missions = {}
+for p in made.puzzles:
+    for m in build.posed_missions(p):
+        missions[m] = missions.get(m, 0) + 1
+print(json.dumps({"wall": wall, "phases": phases, "puzzles": len(made.puzzles), "sha": digest[:16],
+                  "stars": {s: sum(p.stars == s for p in made.puzzles) for s in range(1, 6)},
+                  "kinds": {k: sum(p.kind == k for p in made.puzzles) for k in build.KIND_ORDER},
+                  "missions": dict(sorted(missions.items())), "short": made.short}))
+"""
+
+PHASES = ("candidates", "uniqueness", "deals", "example", "layout", "export")
+
+
+def _session_procs(sid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) == sid:  # field 6 of stat: the session id
+                out.append(int(name))
+    return out
+
+
+def _watch(pid: int) -> tuple[float, int, int]:
+    """(cpu seconds, peak kB of the largest process, sum of the processes' peaks) of the
+    session ``pid`` leads, polled until its leader ends (a worker's last half second of
+    CPU may be missed)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu: dict[int, float] = {}
+    peak: dict[int, int] = {}
+    while True:
+        for p in _session_procs(pid):
+            try:
+                stat = Path(f"/proc/{p}/stat").read_text()
+                status = Path(f"/proc/{p}/status").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            cpu[p] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    peak[p] = max(peak.get(p, 0), int(line.split()[1]))
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            break
+        time.sleep(0.5)
+    return sum(cpu.values()), max(peak.values(), default=0), sum(peak.values())
+
+
+def run_one(size: int, jobs: int, seed: int, spec: str) -> dict:
+    with tempfile.TemporaryFile("w+") as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(size), str(jobs), str(seed), spec],
+                                stdout=out, start_new_session=True)
+        cpu, peak, peaks = _watch(proc.pid)
+        wall = time.perf_counter() - t
+        proc.returncode = 0
+        out.seek(0)
+        text = out.read()
+    row = json.loads(text.strip().splitlines()[-1])
+    row.update(size=size, jobs=jobs, cpu=cpu, peak_kb=peak, peaks_kb=peaks, wall_outside=wall)
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="30,100,365", help="book sizes, comma-separated (default 30,100,365)")
+    ap.add_argument("--jobs", default="1,2", help="job counts, comma-separated (default 1,2)")
+    ap.add_argument("--spec", default="standard", help="deck (default the bundled standard deck)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="also print every row as JSON")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    jobs = [int(x) for x in args.jobs.split(",")]
+    print(f"rove book on {args.spec}, seed {args.seed}; {os.cpu_count()} cores seen "
+          "(figures from a shared machine are noisy)")
+    head = f"{'puzzles':>7} {'jobs':>4} {'made':>4} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'all MB':>7}  " + \
+        " ".join(f"{p:>10}" for p in PHASES)
+    print(head)
+    rows = []
+    for size in sizes:
+        for j in jobs:
+            r = run_one(size, j, args.seed, args.spec)
+            rows.append(r)
+            ph = " ".join(f"{r['phases'].get(p, 0.0):10.1f}" for p in PHASES)
+            print(f"{size:>7} {j:>4} {r['puzzles']:>4} {r['wall']:8.1f} {r['cpu']:8.1f} "
+                  f"{r['peak_kb'] / 1024:8.0f} {r['peaks_kb'] / 1024:7.0f}  {ph}", flush=True)
+            if args.json:
+                print(json.dumps(r))
+    for size in sizes:
+        got = {r["jobs"]: r for r in rows if r["size"] == size}
+        same = len({r["sha"] for r in got.values()}) == 1
+        line = f"{size} puzzles: the same bytes at every job count: {'yes' if same else 'NO'}"
+        if 1 in got and 2 in got:
+            line += f"; 2 jobs {got[1]['wall'] / got[2]['wall']:.2f}x as fast as 1"
+        last = got[max(got)]
+        line += f"; stars {last['stars']}; kinds {last['kinds']}"
+        m = last["missions"]
+        if m:
+            line += f"; missions posed {min(m.values())}-{max(m.values())} times over {len(m)} cards"
+        print(line)
+        for s in last["short"]:
+            print(f"  short: {s}")
+        if not same:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
