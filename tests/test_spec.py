@@ -1167,3 +1167,62 @@ def test_every_title_problem_of_a_file_is_reported() -> None:
     lines = sorted(p.line for p in text_problems(text))  # type: ignore[type-var]
     assert lines == sorted([line_of(text, "title: {a: 1}"), line_of(text, "title: 漢"),
                             line_of(text, "title: null"), line_of(text, "id: sensor")])
+
+
+# --------------------------------------------------------------------------- every problem, in order
+
+TWO_PROBLEMS = """\
+format: rove-spec/1
+name: two
+missions_to_win: 1
+modules:
+  - {id: a, code: A, name: A, ability: sensor, arrows: [{kind: short, dirs: [all]}]}
+  - {id: l, code: L, name: L, ability: laser, arrows: [{kind: short, dirs: [all]}]}
+cards:
+  - id: c1
+    mission:
+      title: T
+      pattern: |
+        L
+        L
+    movement:
+      points: 3
+      bonus: 2
+      pattern: |
+        #
+  - id: c2
+    mission: {title: U, pattern: "A"}
+    movement: {points: 10, bonus: 2, pattern: "#"}
+"""
+
+
+def test_a_card_with_two_problems_gets_two_lines_in_line_order() -> None:
+    # c1's bonus is below its points (found while the card is read) and its mission
+    # pattern names L twice (found by the deck's checks, which used to skip a card
+    # rejected for its numbers); c2's points are out of range (line 21)
+    probs = text_problems(TWO_PROBLEMS)
+    assert [(p.line, p.message.split(";")[0]) for p in probs] == [
+        (8, "card c1 mission pattern names module L 2 times"),
+        (16, "bonus 2 is not above the base points 3"),
+        (21, "movement points is 10"),
+    ]
+
+
+def test_problems_are_sorted_by_line_whatever_check_found_them() -> None:
+    # a deck check (the pattern, line 8) found after a card's own check (line 21)
+    text = TWO_PROBLEMS.replace("      points: 3\n      bonus: 2", "      points: 1\n      bonus: 2")
+    probs = text_problems(text)
+    assert [p.line for p in probs] == [8, 21]
+
+
+def test_yaml_syntax_error_after_a_line_end_points_at_the_line_before() -> None:
+    # the parser stops at line 4's '- b', but line 3 left its value out of place
+    text = "format: rove-spec/1\nname: x\nmodules:\n  - a\n b: 2\ncards: []\n"
+    p = one_problem(text)
+    assert p.line == 4 and "(the parser stopped at the start of line 5)" in p.message
+    # an unclosed bracket: the line that opened it, not the next key's
+    p = one_problem("format: rove-spec/1\nname: x\nmodules: [a, b\ncards: []\n")
+    assert p.line == 3 and "bracket opened at this line is not closed" in p.message
+    # a scanner's fault is the character where it stopped: that line stays
+    p = one_problem("format: rove-spec/1\nname: x: y\ncards: 1\n")
+    assert p.line == 2

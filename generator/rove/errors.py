@@ -79,8 +79,14 @@ class Problems:
         return bool(self.items)
 
     def raise_if_any(self) -> None:
+        """Raise every problem at once, in the order a designer reads the file: by line
+        within each file (files in the order first met; a problem with no line first),
+        not in the order the checks ran."""
         if self.items:
-            raise InputError(list(self.items))
+            order: dict[str, int] = {}
+            for p in self.items:
+                order.setdefault(p.path, len(order))
+            raise InputError(sorted(self.items, key=lambda p: (order[p.path], p.line or 0)))
 
 
 class SolverBug(AssertionError):

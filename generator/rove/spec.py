@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -268,6 +268,9 @@ class _SpecReader:
         self.sources: list[Path] = []
         #: every file included so far (real path) -> where: (file, line) of its include
         self.included: dict[Path, tuple[Path, int]] = {}
+        #: the patterns of cards rejected for other problems (file, line, label, pattern),
+        #: still checked against the deck so that a card's every problem is reported
+        self.loose_patterns: list[tuple[str, int, str, Pattern]] = []
 
     def read(self, path: Path) -> Spec:
         self.sources.append(path)
@@ -287,7 +290,8 @@ class _SpecReader:
         # Deck-wide checks run even when some entries were bad: they look only at the
         # entries that were read, so every problem of the file is reported at once.
         _check_deck(spec, modules, cards, probs, mtw_line, codes=self.declared_codes,
-                    n_modules=self.declared_modules, n_cards=self.declared_cards)
+                    n_modules=self.declared_modules, n_cards=self.declared_cards,
+                    loose=self.loose_patterns)
         probs.raise_if_any()
         return spec
 
@@ -300,6 +304,13 @@ class _SpecReader:
         if not isinstance(data, LineDict):
             probs.add(1, "a spec must be a YAML mapping with format, name, modules and cards")
             return None, DEFAULT_MISSIONS_TO_WIN, modules, cards
+        name, mtw = self._read_header(data, probs, top)
+        self._read_includes(path, data, probs, modules, cards)
+        self._read_sections(path, data, probs, top, modules, cards)
+        return name, mtw, modules, cards
+
+    def _read_header(self, data: LineDict, probs: Problems, top: bool) -> tuple[str | None, int]:
+        """The top-level keys, the format, the name and missions_to_win."""
         allowed = {"format", "name", "missions_to_win", "modules", "cards", "include", "description"}
         _unknown_keys(data, allowed, probs, "spec")
         fmt = data.get("format")
@@ -319,7 +330,11 @@ class _SpecReader:
                       f"missions_to_win is {mtw!r}; give a whole number of at least 1")
             mtw = DEFAULT_MISSIONS_TO_WIN
             self.bad_mtw = self.bad_mtw or top
+        return (name if isinstance(name, str) else None), mtw
 
+    def _read_includes(self, path: Path, data: LineDict, probs: Problems,
+                       modules: list[tuple[Module, str, int]], cards: list[tuple[Card, str, int]]) -> None:
+        """Read every file ``include`` names (their modules and cards go first)."""
         includes = data.get("include", [])
         if isinstance(includes, str):
             includes = LineList([includes])
@@ -333,30 +348,8 @@ class _SpecReader:
             if not isinstance(inc, str):
                 probs.add(line, f"include entry {inc!r} is not a path; write a relative file path")
                 continue
-            inc_path = resolve_spec_ref(inc, path.parent)
-            try:
-                inc_real = inc_path.resolve()
-            except (OSError, RuntimeError):  # a loop of symbolic links
-                probs.add(line, f"included file {inc_path} is a loop of symbolic links; fix the link")
-                continue
-            if inc_real in [p.resolve() for p in [*self.stack, path]]:
-                probs.add(line, f"include of {inc} makes a cycle; remove it")
-                continue
-            if not inc_path.exists():
-                probs.add(line, f"included file {inc_path} does not exist; fix the path "
-                                "(it is relative to this file's folder)")
-                continue
-            if inc_real in self.included:  # its modules and cards would all be "used twice"
-                first, first_line = self.included[inc_real]
-                where = f"line {first_line}" if first == path else f"{first}:{first_line}"
-                probs.add(line, f"{inc} is included a second time (first at {where}); a file's "
-                                "modules and cards can be in a deck once: remove one include")
-                continue
-            self.included[inc_real] = (path, line)
-            self.includes += 1
-            if self.includes > MAX_INCLUDES:
-                probs.add(line, f"more than {MAX_INCLUDES} includes in all, at any depth (the limit); "
-                                "include fewer files")
+            inc_path = self._include_path(path, inc, line, probs)
+            if inc_path is None:
                 continue
             self.stack.append(path)
             self.sources.append(inc_path)
@@ -372,9 +365,47 @@ class _SpecReader:
             finally:
                 self.stack.pop()
 
+    def _include_path(self, path: Path, inc: str, line: int, probs: Problems) -> Path | None:
+        """The file an include names, or None (the problem added) when it cannot be read:
+        missing, a link loop, a cycle, a second include of one file, over the limit."""
+        inc_path = resolve_spec_ref(inc, path.parent)
+        try:
+            inc_real = inc_path.resolve()
+        except (OSError, RuntimeError):  # a loop of symbolic links
+            probs.add(line, f"included file {inc_path} is a loop of symbolic links; fix the link")
+            return None
+        if inc_real in [p.resolve() for p in [*self.stack, path]]:
+            probs.add(line, f"include of {inc} makes a cycle; remove it")
+            return None
+        if not inc_path.exists():
+            probs.add(line, f"included file {inc_path} does not exist; fix the path "
+                            "(it is relative to this file's folder)")
+            return None
+        if inc_real in self.included:  # its modules and cards would all be "used twice"
+            first, first_line = self.included[inc_real]
+            where = f"line {first_line}" if first == path else f"{first}:{first_line}"
+            probs.add(line, f"{inc} is included a second time (first at {where}); a file's "
+                            "modules and cards can be in a deck once: remove one include")
+            return None
+        self.included[inc_real] = (path, line)
+        self.includes += 1
+        if self.includes > MAX_INCLUDES:
+            probs.add(line, f"more than {MAX_INCLUDES} includes in all, at any depth (the limit); "
+                            "include fewer files")
+            return None
+        return inc_path
+
+    def _read_sections(self, path: Path, data: LineDict, probs: Problems, top: bool,
+                       modules: list[tuple[Module, str, int]], cards: list[tuple[Card, str, int]]) -> None:
+        """The file's own modules and cards, appended to ``modules`` and ``cards``."""
+        loose = self.loose_patterns
+
+        def card(item: Any, line: int, probs: Problems) -> Card | None:
+            return _read_card(item, line, probs, (str(path), loose))
+
         # the same steps for both lists (a module reader fills ``modules``, a card reader ``cards``)
         sections: list[tuple[str, Callable[[Any, int, Problems], Any], list[Any]]] = [
-            ("modules", _read_module, modules), ("cards", _read_card, cards)]
+            ("modules", _read_module, modules), ("cards", card, cards)]
         for key, reader, out in sections:
             items = data.get(key)
             if items is None:
@@ -402,7 +433,6 @@ class _SpecReader:
                 got = reader(item, items.line_of(i), probs)
                 if got is not None:
                     out.append((got, str(path), items.line_of(i)))
-        return name if isinstance(name, str) else None, mtw, modules, cards
 
 
 def _is_int(v: Any) -> bool:
@@ -556,7 +586,10 @@ def _read_pattern(value: Any, line: int, probs: Problems, what: str) -> Pattern 
     return Pattern.from_cells(cells)
 
 
-def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
+def _read_card(d: Any, line: int, probs: Problems,
+               loose: tuple[str, list[tuple[str, int, str, Pattern]]] | None = None) -> Card | None:
+    """A card, or None (its problems added).  ``loose``: (file, list) where the patterns
+    of a card rejected for another problem go, for the deck's pattern checks."""
     if not isinstance(d, LineDict):
         probs.add(line, "each card must be a mapping with id, mission and movement")
         return None
@@ -569,6 +602,7 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
         probs.add(d.line_of("id"), f"card id {cid!r} must be letters, digits, '_' or '-' (like c01)")
         ok = False
     mission = movement = None
+    read: list[tuple[str, Pattern]] = []  # the patterns read, whatever else is wrong
     m = d["mission"]
     if not isinstance(m, LineDict):
         probs.add(d.line_of("mission"), "mission must be a mapping with title and pattern")
@@ -580,6 +614,8 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
             if problem:
                 probs.add(m.line_of("title"), problem)
             pat = _read_pattern(m["pattern"], m.line_of("pattern"), probs, f"card {cid} mission pattern")
+            if pat is not None:
+                read.append(("mission", pat))
             if pat is not None and not problem:
                 mission = Mission(m["title"], pat)
     mv = d["movement"]
@@ -600,17 +636,23 @@ def _read_card(d: Any, line: int, probs: Problems) -> Card | None:
                 ok = False
             pat = _read_pattern(mv["pattern"], mv.line_of("pattern"), probs,
                                 f"card {cid} movement pattern")
+            if pat is not None:
+                read.append(("movement", pat))
             if pat is not None and ok:
                 movement = Movement(pts, bonus, pat)
     if not ok or mission is None or movement is None:
+        if loose is not None:
+            loose[1].extend((loose[0], line, f"card {_label(cid)} {what}", p) for what, p in read)
         return None
     return Card(cid, mission, movement)
 
 
 def _check_deck(spec: Spec, modules: list[tuple[Module, str, int]],
                 cards: list[tuple[Card, str, int]], probs: Problems, mtw_line: int,
-                codes: set[str], n_modules: int, n_cards: int) -> None:
-    """Checks across the whole deck: uniqueness, codes in patterns, matchable patterns."""
+                codes: set[str], n_modules: int, n_cards: int,
+                loose: Sequence[tuple[str, int, str, Pattern]] = ()) -> None:
+    """Checks across the whole deck: uniqueness, codes in patterns, matchable patterns
+    (``loose``: those of cards rejected for other problems, checked all the same)."""
 
     def add(file: str, line: int, message: str) -> None:
         probs.items.append(Problem(file, line, message))
@@ -637,6 +679,9 @@ def _check_deck(spec: Spec, modules: list[tuple[Module, str, int]],
         for what, pat in (("mission", c.mission.pattern), ("movement", c.movement.pattern)):
             for problem in pattern_problems(pat, codes, n_modules):
                 add(file, line, f"card {c.id} {what} pattern {problem}")
+    for file, line, label, pat in loose:
+        for problem in pattern_problems(pat, codes, n_modules):
+            add(file, line, f"{label} pattern {problem}")
 
 
 def pattern_problems(pattern: Pattern, codes: set[str], n_modules: int) -> list[str]:

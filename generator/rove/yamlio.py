@@ -256,6 +256,15 @@ def load_yaml_text(text: str, path: str) -> Any:
             # where to look, not past the end of the file
             mark, what = exc.context_mark, f"the file ends {exc.context} that starts at this line; close it"
         line = mark.line + 1 if mark else None
+        if mark is not None and mark is exc.problem_mark:
+            if exc.context_mark is not None and exc.context_mark.line < mark.line and \
+                    exc.context and "flow" in exc.context:
+                # a bracket left open on an earlier line: the parser read on past its end
+                line = exc.context_mark.line + 1
+                what = (f"{exc.problem}: the bracket opened at this line is not closed (the parser "
+                        f"stopped at line {mark.line + 1}); close it")
+            elif isinstance(exc, yaml.parser.ParserError):  # a scanner's fault is its own character
+                line, what = _line_at_fault(text, mark.line, mark.column, what)
         raise InputError.single(path, line, f"YAML syntax: {what}") from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, ...)
         line = text.count("\n", 0, exc.position) + 1
@@ -266,6 +275,23 @@ def load_yaml_text(text: str, path: str) -> Any:
         raise InputError.single(path, None, f"YAML syntax: {exc}") from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting long before this
         raise InputError.single(path, None, f"nested too deeply; at most {MAX_DEPTH} levels") from None
+
+
+def _line_at_fault(text: str, line: int, column: int, what: str) -> tuple[int, str]:
+    """The 1-based line to report for a parser stopped at (``line``, ``column``), 0-based.
+
+    The parser finds a fault at the first token it cannot take; when that token opens
+    its line (only blanks before it), the fault was the line before, which ended where
+    it should not have (an unclosed bracket, a value left out), so that line is reported,
+    the one with the last thing written before it, and the parser's line named too."""
+    lines = text.splitlines()
+    if line >= len(lines) or lines[line][:column].strip():
+        return line + 1, what
+    before = next((i for i in range(min(line, len(lines)) - 1, -1, -1)
+                   if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+    if before is None:
+        return line + 1, what
+    return before + 1, f"{what} (the parser stopped at the start of line {line + 1})"
 
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
