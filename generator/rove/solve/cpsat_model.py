@@ -134,6 +134,26 @@ class Step:
     play_any: Lit = False
 
 
+class _Displacements:
+    """What one step does to each module's cell, gathered by the constraint families
+    and turned into the cell equations by ``RoveModel._new_cells``: constant
+    displacements ``(literal, dx)``, ``(literal, dy)`` (moves, pushes, Motor shifts) and
+    cells set outright ``(literal, new x, new y)`` (swaps, placements; ``None`` for a
+    Coil, whose new cell is free)."""
+
+    def __init__(self, n: int) -> None:
+        self.dx: list[list[tuple[Lit, int]]] = [[] for _ in range(n)]
+        self.dy: list[list[tuple[Lit, int]]] = [[] for _ in range(n)]
+        self.cells: list[list[tuple[Lit, Any, Any]]] = [[] for _ in range(n)]
+
+    def add(self, j: int, lit: Lit, dx: int, dy: int) -> None:
+        self.dx[j].append((lit, dx))
+        self.dy[j].append((lit, dy))
+
+    def set_cell(self, j: int, lit: Lit, x: Any, y: Any) -> None:
+        self.cells[j].append((lit, x, y))
+
+
 class Queue:
     """The draw FIFO: known cards first, then slots that plan discards fill in order.
 
@@ -625,20 +645,35 @@ class RoveModel:
 
     # ------------------------------------------------------------------ one step
     def _step(self, t: int) -> Step:
-        m, n, deck = self.m, self.n, self.deck
+        """Step ``t``: one block per constraint family, in the order the variables are
+        made (the order fixes the model's text, so keep it)."""
         st = Step()
-        const_dx: list[list[tuple[Lit, int]]] = [[] for _ in range(n)]
-        const_dy: list[list[tuple[Lit, int]]] = [[] for _ in range(n)]
-        var_fx: list[list[tuple[Lit, Any, Any]]] = [[] for _ in range(n)]  # (lit, new x, new y)
-        spent = self.spent[t]
+        d = _Displacements(self.n)
+        self._moves(t, st, d)
+        on = self._ability_uses(t, st)
+        self._laser_swaps(t, st, d, on)
+        self._motor_shifts(t, st, d, on)
+        self._brain_and_coil(t, st, d, on)
+        st.sensor = self._kind_on(t, on, "sensor")
+        self._new_cells(t, d)
+        self._spent_flags(t, st)
+        self._card_step(t, st)
+        # exactly one action or a no-op
+        st.noop = self.m.new_bool_var(f"noop{t}")
+        every = [st.noop, *st.moves.values(), *st.plays.values(), *st.uses.values()]
+        self.m.add_exactly_one(every)
+        return st
 
-        # ---- moves
+    def _moves(self, t: int, st: Step, d: _Displacements) -> None:
+        """One literal per (module, direction, distance) move its arrows allow on either
+        side (spent or not), and the pushes a push move makes along its run."""
+        m, n, spent = self.m, self.n, self.spent[t]
         for i in range(n):
-            sides = deck.move_dirs[i]
+            sides = self.deck.move_dirs[i]
             for name, ddx, ddy in DIRS:
-                has_push = any(kind == "push" and d == name for side in sides for kind, _, d in side)
+                has_push = any(kind == "push" and d_ == name for side in sides for kind, _, d_ in side)
                 for k in range(1, n + 1):
-                    kinds = [{kind for kind, _, d in sides[side] if d == name and (
+                    kinds = [{kind for kind, _, d_ in sides[side] if d_ == name and (
                         kind == "standard" or (kind in ("short", "push") and k == 1)
                         or (kind == "jump" and k >= 2))} for side in (0, 1)]
                     if spent[i] is True or spent[i] is False:
@@ -654,27 +689,34 @@ class RoveModel:
                         self._move_condition([mv, self.neg(spent[i])], t, i, ddx, ddy, k, kinds[0])
                         self._move_condition([mv, spent[i]], t, i, ddx, ddy, k, kinds[1])
                     st.moves[i, name, k] = mv
-                    const_dx[i].append((mv, k * ddx))
-                    const_dy[i].append((mv, k * ddy))
+                    d.add(i, mv, k * ddx, k * ddy)
                     if has_push and k == 1:
-                        run: Lit = True
-                        for dist in range(1, self.R + 1):
-                            for j in range(n):
-                                if j == i:
-                                    continue
-                                r = self.rel(t, i, j, dist * ddx, dist * ddy)
-                                pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
-                                if pushed is not False:
-                                    st.pushed.append((j, ddx, ddy, pushed))
-                                    const_dx[j].append((pushed, ddx))
-                                    const_dy[j].append((pushed, ddy))
-                            run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
-                                            f"run{t}_{self.codes[i]}{name}{dist}")
-                            if run is False:
-                                break
+                        self._pushes(t, st, d, i, name, ddx, ddy, mv)
         st.move_any = self.exclusive_sum(st.moves.values(), f"move{t}")
 
-        # ---- abilities: uses (flipper g, actor a) and the actors' arguments
+    def _pushes(self, t: int, st: Step, d: _Displacements, i: int, name: str, ddx: int, ddy: int,
+                mv: Lit) -> None:
+        """Module ``i``'s push move ``mv`` shoves every module of the unbroken run in
+        front of it one cell along."""
+        run: Lit = True
+        for dist in range(1, self.R + 1):
+            for j in range(self.n):
+                if j == i:
+                    continue
+                r = self.rel(t, i, j, dist * ddx, dist * ddy)
+                pushed = self.conj([mv, r, run], f"push{t}_{self.codes[i]}{name}_{self.codes[j]}{dist}")
+                if pushed is not False:
+                    st.pushed.append((j, ddx, ddy, pushed))
+                    d.add(j, pushed, ddx, ddy)
+            run = self.conj([run, self.occ(t, i, dist * ddx, dist * ddy)],
+                            f"run{t}_{self.codes[i]}{name}{dist}")
+            if run is False:
+                break
+
+    def _ability_uses(self, t: int, st: Step) -> dict[int, Lit]:
+        """Uses (flipper ``g``, actor ``a``): an active flipper, a Gripper's target
+        adjacent (and active, by the rule); returns "actor ``a``'s ability fires" per actor."""
+        n, deck, spent = self.n, self.deck, self.spent[t]
         active_only = deck.rules.gripper_target == "active_only"
         actor_uses: dict[int, list[Lit]] = {}
         for g in self.flippers:
@@ -691,40 +733,52 @@ class RoveModel:
                         pre.append(self.neg(spent[a]))
                 if any(p is False for p in pre):
                     continue
-                use = m.new_bool_var(f"u{t}_{self.codes[g]}_{self.codes[a]}")
+                use = self.m.new_bool_var(f"u{t}_{self.codes[g]}_{self.codes[a]}")
                 for p in pre:
                     self.imply(use, p)
                 st.uses[g, a] = use
                 actor_uses.setdefault(a, []).append(use)
-        on = {a: self.exclusive_sum(us, f"on{t}_{self.codes[a]}") for a, us in actor_uses.items()}
+        return {a: self.exclusive_sum(us, f"on{t}_{self.codes[a]}") for a, us in actor_uses.items()}
 
-        def kind_on(kind: str) -> Lit:
-            return self.exclusive_sum([v for a, v in on.items() if self.ability[a] == kind], f"{kind}{t}")
+    def _kind_on(self, t: int, on: dict[int, Lit], kind: str) -> Lit:
+        """An ability of this kind fires in step ``t``."""
+        return self.exclusive_sum([v for a, v in on.items() if self.ability[a] == kind], f"{kind}{t}")
 
-        X, Y, X1, Y1 = self.X[t], self.Y[t], self.X[t + 1], self.Y[t + 1]
-        laser = kind_on("laser")
-        if laser is not False:
-            for p, q in combinations(range(n), 2):
-                sw = m.new_bool_var(f"swap{t}_{self.codes[p]}{self.codes[q]}")
-                st.swaps[p, q] = sw
-                var_fx[p].append((sw, X[q], Y[q]))
-                var_fx[q].append((sw, X[p], Y[p]))
-            m.add(sum(st.swaps.values()) == self.as_int(laser))
-        motor = kind_on("motor")
-        if motor is not False:
-            for j in range(n):
-                for name, ddx, ddy in DIRS:
-                    if t == 0 and self.occ(0, j, ddx, ddy) is True:
-                        continue
-                    sh = m.new_bool_var(f"shift{t}_{self.codes[j]}{name}")
-                    self.require_empty([sh], t, j, ddx, ddy)
-                    st.shifts[j, name] = sh
-                    const_dx[j].append((sh, ddx))
-                    const_dy[j].append((sh, ddy))
-            self.m.add(sum(st.shifts.values()) == self.as_int(motor))
+    def _laser_swaps(self, t: int, st: Step, d: _Displacements, on: dict[int, Lit]) -> None:
+        """Laser: one pair of modules swaps cells."""
+        laser = self._kind_on(t, on, "laser")
+        if laser is False:
+            return
+        X, Y = self.X[t], self.Y[t]
+        for p, q in combinations(range(self.n), 2):
+            sw = self.m.new_bool_var(f"swap{t}_{self.codes[p]}{self.codes[q]}")
+            st.swaps[p, q] = sw
+            d.set_cell(p, sw, X[q], Y[q])
+            d.set_cell(q, sw, X[p], Y[p])
+        self.m.add(sum(st.swaps.values()) == self.as_int(laser))
+
+    def _motor_shifts(self, t: int, st: Step, d: _Displacements, on: dict[int, Lit]) -> None:
+        """Motor: one module steps one cell onto an empty cell."""
+        motor = self._kind_on(t, on, "motor")
+        if motor is False:
+            return
+        for j in range(self.n):
+            for name, ddx, ddy in DIRS:
+                if t == 0 and self.occ(0, j, ddx, ddy) is True:
+                    continue
+                sh = self.m.new_bool_var(f"shift{t}_{self.codes[j]}{name}")
+                self.require_empty([sh], t, j, ddx, ddy)
+                st.shifts[j, name] = sh
+                d.add(j, sh, ddx, ddy)
+        self.m.add(sum(st.shifts.values()) == self.as_int(motor))
+
+    def _brain_and_coil(self, t: int, st: Step, d: _Displacements, on: dict[int, Lit]) -> None:
+        """Brain: another module placed on an empty cell next to the Brain.  Coil: the
+        Coil moves to another cell (where, the cell equations and validity decide)."""
+        m, n, X, Y = self.m, self.n, self.X[t], self.Y[t]
         # Brain putting a module back on its own cell changes nothing but the flip: kept
         # only when that flip changes the flipping module's arrows (or no-ops can matter)
-        noop_place = {a: self.noop_abilities or any(deck.modules[g].flip_matters
+        noop_place = {a: self.noop_abilities or any(self.deck.modules[g].flip_matters
                                                      for (g, aa) in st.uses if aa == a)
                       for a in on}
         for a, lit_on in on.items():
@@ -741,59 +795,55 @@ class RoveModel:
                         pl = m.new_bool_var(f"place{t}_{self.codes[a]}_{self.codes[j]}{name}")
                         self.require_empty([pl], t, a, ddx, ddy, besides)
                         st.places[a, j, name] = pl
-                        var_fx[j].append((pl, X[a] + ddx, Y[a] + ddy))
+                        d.set_cell(j, pl, X[a] + ddx, Y[a] + ddy)
                         opts.append(pl)
                 m.add(sum(opts) == self.as_int(lit_on))
             elif self.ability[a] == "coil":
                 st.coils[a] = lit_on
-                var_fx[a].append((lit_on, None, None))
+                d.set_cell(a, lit_on, None, None)
                 bx = m.new_bool_var(f"coilx{t}")
                 by = m.new_bool_var(f"coily{t}")
                 self.clause([self.neg(lit_on), bx, by])
-                m.add(X1[a] != X[a]).only_enforce_if(bx)
-                m.add(Y1[a] != Y[a]).only_enforce_if(by)
-        st.sensor = kind_on("sensor")
+                m.add(self.X[t + 1][a] != X[a]).only_enforce_if(bx)
+                m.add(self.Y[t + 1][a] != Y[a]).only_enforce_if(by)
 
-        # ---- new cells: constant displacements plus enforced ones
-        shift_x = [sum(self.as_int(lit) * v for lit, v in const_dx[j]) for j in range(n)]
-        shift_y = [sum(self.as_int(lit) * v for lit, v in const_dy[j]) for j in range(n)]
+    def _new_cells(self, t: int, d: _Displacements) -> None:
+        """Each module's cell in state ``t + 1``: its cell plus the step's constant
+        displacements, unless an ability sets it (then the enforced equality)."""
+        m, n = self.m, self.n
+        X, Y, X1, Y1 = self.X[t], self.Y[t], self.X[t + 1], self.Y[t + 1]
+        shift_x = [sum(self.as_int(lit) * v for lit, v in d.dx[j]) for j in range(n)]
+        shift_y = [sum(self.as_int(lit) * v for lit, v in d.dy[j]) for j in range(n)]
         for j in range(n):
             base_x = X[j] + shift_x[j]
             base_y = Y[j] + shift_y[j]
-            if not var_fx[j]:
+            if not d.cells[j]:
                 m.add(X1[j] == base_x)
                 m.add(Y1[j] == base_y)
                 continue
-            for lit, nx, ny in var_fx[j]:
+            for lit, nx, ny in d.cells[j]:
                 if nx is not None:
                     m.add(X1[j] == nx).only_enforce_if(self.lit(lit))
                     m.add(Y1[j] == ny).only_enforce_if(self.lit(lit))
-            still = [self.lit(self.neg(lit)) for lit, _, _ in var_fx[j] if lit is not True]
+            still = [self.lit(self.neg(lit)) for lit, _, _ in d.cells[j] if lit is not True]
             m.add(X1[j] == base_x).only_enforce_if(still)
             m.add(Y1[j] == base_y).only_enforce_if(still)
         if self.carry_offsets:
             self._offset_steps(t, shift_x, shift_y)
 
-        # ---- spent flags
+    def _spent_flags(self, t: int, st: Step) -> None:
+        """A flipper is spent in state ``t + 1`` if it was, or its ability was used."""
+        spent = self.spent[t]
         row: list[Lit] = []
-        for g in range(n):
+        for g in range(self.n):
             mine = [u for (gg, _), u in st.uses.items() if gg == g]
             if not mine:
                 row.append(spent[g])
                 continue
-            b = m.new_bool_var(f"spent{t + 1}_{self.codes[g]}")
-            m.add(b == self.as_int(spent[g]) + sum(mine))
+            b = self.m.new_bool_var(f"spent{t + 1}_{self.codes[g]}")
+            self.m.add(b == self.as_int(spent[g]) + sum(mine))
             row.append(b)
         self.spent.append(row)
-
-        # ---- cards
-        self._card_step(t, st)
-
-        # ---- exactly one action or a no-op
-        st.noop = m.new_bool_var(f"noop{t}")
-        every = [st.noop, *st.moves.values(), *st.plays.values(), *st.uses.values()]
-        m.add_exactly_one(every)
-        return st
 
     def _offset_steps(self, t: int, shift_x: list[Any], shift_y: list[Any]) -> None:
         """Redundant, when ``carry_offsets``: each pair's offset in state ``t + 1`` is its
