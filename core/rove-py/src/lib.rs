@@ -808,7 +808,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         format!(
             "rove-core {} ({}, {}-{}, abi3 CPython 3.11+)",
             env!("CARGO_PKG_VERSION"),
-            if cfg!(debug_assertions) { "debug" } else { "release" },
+            if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
             std::env::consts::ARCH,
             std::env::consts::OS,
         ),
