@@ -449,7 +449,7 @@ def test_force_replaces_an_earlier_export_whole(tmp_path: Path) -> None:
     result = runner.invoke(app, [*QUICK, "-o", str(ex / "book.pdf"), "--export-dir", str(ex), "--force"])
     assert result.exit_code == 0, result.output
     assert sorted(_tree(ex)) == [".rove-export", "01-mission.plan.json", "01-mission.yaml", "book.pdf",
-                                 "specs/classic.yaml"]
+                                 "index.json", "specs/classic.yaml"]
     fresh = tmp_path / "fresh"
     result = runner.invoke(app, [*QUICK, "-o", str(fresh / "book.pdf"), "--export-dir", str(fresh)])
     assert result.exit_code == 0, result.output

@@ -243,7 +243,8 @@ def test_a_swapped_deck_stops_the_book_and_writes_nothing(tmp_path: Path, monkey
         return replace(p, position=replace(p.position, spec=movement_only(spec)))
 
     monkeypatch.setattr(build, "mission_puzzle", swapping)
-    result = runner.invoke(app, ["book", "--spec", str(deck), "--count", "1", "--mix", "mission:1",
+    # --jobs 1: the wrapper lives in this process (a worker would make the real puzzle)
+    result = runner.invoke(app, ["book", "--spec", str(deck), "--count", "1", "--mix", "mission:1", "--jobs", "1",
                                  "-o", str(tmp_path / "b.pdf"), "--export-dir", str(tmp_path / "ex")])
     assert result.exit_code == 1
     assert "internal check failed" in result.output and "modules other than the deck's" in result.output

@@ -495,7 +495,7 @@ def test_option_limits(runner: CliRunner, tmp_path: Path) -> None:
     refused(runner.invoke(app, ["check", "standard", "--deals", "100001"]), "--deals")
     refused(runner.invoke(app, ["check", "standard", "--jobs", str(default_jobs() + 1)]), "--jobs", "core")
     refused(runner.invoke(app, ["book", "--spec", "classic",
-                                "--count", "201", "-o", str(tmp_path / "b.pdf")]), "--count")
+                                "--count", "1001", "-o", str(tmp_path / "b.pdf")]), "--count")
     refused(runner.invoke(app, ["generate", "missions", "--count", "25"]), "--count")
     assert list(tmp_path.iterdir()) == []
 
