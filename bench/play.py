@@ -58,10 +58,10 @@ def rove_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "rove.cli"]
 
 
-def start(position: Path) -> tuple[subprocess.Popen[str], str, float]:
-    """The server, its address, and when it was started (time.monotonic)."""
+def start(*what: object) -> tuple[subprocess.Popen[str], str, float]:
+    """The server of ``rove play WHAT``, its address, and when it was started (time.monotonic)."""
     t0 = time.monotonic()
-    proc = subprocess.Popen([*rove_command(), "play", str(position), "--no-browser"],
+    proc = subprocess.Popen([*rove_command(), "play", *map(str, what), "--no-browser"],
                             stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     m = re.search(r"(http://\S+/)", proc.stderr.readline())
@@ -167,16 +167,9 @@ def page_deals(seeds: list[int], moves: int, spec: str) -> None:
     try:
         for seed in seeds:
             line = expert_moves(spec, seed, moves)
-            t0 = time.monotonic()
-            proc = subprocess.Popen([*rove_command(), "play", "--deal", str(seed), "--spec", spec, "--no-browser"],
-                                    stderr=subprocess.PIPE, text=True)
-            assert proc.stderr is not None
-            m = re.search(r"(http://\S+/)", proc.stderr.readline())
-            if not m:
-                proc.kill()
-                raise SystemExit("rove play did not start")
+            proc, url, t0 = start("--deal", seed, "--spec", spec)
             try:
-                driver.get(m.group(1))
+                driver.get(url)
                 WebDriverWait(driver, 60, poll_frequency=0.01).until(
                     lambda d: d.find_elements(By.CSS_SELECTOR, "[data-module]"))
                 for step in range(len(line) + 1):

@@ -29,6 +29,7 @@ import pytest
 import typer
 from conftest import rove_script
 from starlette.testclient import TestClient
+from test_play import LAST_MISSION
 from typer.testing import CliRunner
 
 from rove.cli import app
@@ -99,22 +100,7 @@ def test_a_signal_while_the_coach_thinks_in_the_core_exits_cleanly(sig: int, cod
 # --------------------------------------------------------------------------- the web server
 
 #: The last mission of a deal, one move played and one to undo (any position would do).
-POSITION = """\
-format: rove-position/1
-spec: classic
-goal: game
-layout: |
-  C G S
-  M B L
-spent: [B, C, G, L, M, S]
-missions_done: 6
-mission: c08
-hand: [c06, c10]
-draw: []
-discard: []
-current: null
-rules: {}
-"""
+POSITION = LAST_MISSION
 OWN = "http://127.0.0.1"
 JS = {"content-type": "application/json"}
 

@@ -502,28 +502,35 @@ def test_the_command_line_does_not_load_the_web_stack() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_ctrl_c_exits_130_while_the_coach_is_busy(tmp_path: Path) -> None:
-    """A verdict running in the worker (the pure-Python search, which takes a while on
-    this deal) does not keep Ctrl-C from stopping the server with 130."""
-    env = {**os.environ, "ROVE_CORE": "0"}
-    proc = subprocess.Popen([rove_script(), "play", "--deal", "11", "--difficulty", "impossible", "--no-browser",
-                             "--coach-nodes", "50000000"], stderr=subprocess.PIPE, text=True, env=env)
+def _interrupted_while_busy(args: list[str], move: str, ask: str, env: dict[str, str] | None = None) -> str:
+    """``rove play ARGS``: play ``move``, ask the coach ``ask``, then Ctrl-C while it
+    works; the exit must be 130.  What the server printed on stderr."""
+    proc = subprocess.Popen([rove_script(), "play", *args, "--no-browser"], stderr=subprocess.PIPE, text=True,
+                            env=env)
     try:
         assert proc.stderr is not None
         m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stderr.readline())
         assert m
-        for path, body in (("api/action", {"action": "play c01-"}), ("api/coach", {"ask": "verdict"})):
+        for path, body in (("api/action", {"action": move}), ("api/coach", {"ask": ask})):
             req = urllib.request.Request(m.group(1) + path, json.dumps(body).encode(),
                                          {"Content-Type": "application/json"})
             with urllib.request.urlopen(req) as res:
                 assert res.status in (200, 202)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
-        assert "interrupted" in proc.stderr.read()
+        return proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_ctrl_c_exits_130_while_the_coach_is_busy(tmp_path: Path) -> None:
+    """A verdict running in the worker (the pure-Python search, which takes a while on
+    this deal) does not keep Ctrl-C from stopping the server with 130."""
+    stderr = _interrupted_while_busy(["--deal", "11", "--difficulty", "impossible", "--coach-nodes", "50000000"],
+                                     "play c01-", "verdict", {**os.environ, "ROVE_CORE": "0"})
+    assert "interrupted" in stderr
 
 
 # --------------------------------------------------------------------------- a book's folder (rove play DIR)
@@ -636,20 +643,4 @@ def test_ctrl_c_exits_130_while_the_compiled_core_searches() -> None:
     """Ctrl-C while the coach's thread is inside the compiled core (the think-ahead
     verdict and a hint of a deal): the worker is told to stop and waited for, so the
     process exits 130; exiting under it aborted ("FATAL: exception not rethrown", 134)."""
-    proc = subprocess.Popen([rove_script(), "play", "--deal", "7", "--no-browser"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stderr.readline())
-        assert m
-        for path, body in (("api/action", {"action": "play c01+"}), ("api/coach", {"ask": "hint"})):
-            req = urllib.request.Request(m.group(1) + path, json.dumps(body).encode(),
-                                         {"Content-Type": "application/json"})
-            with urllib.request.urlopen(req) as res:
-                assert res.status in (200, 202)
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
-        assert "FATAL" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    assert "FATAL" not in _interrupted_while_busy(["--deal", "7"], "play c01+", "hint")
