@@ -44,28 +44,43 @@ class Installed:
         return env
 
 
-def _no_rust(path: str) -> None:
+def no_rust(path: str) -> None:
+    """Fail if ``path`` finds cargo or rustc: the install must work without them."""
     for tool in ("cargo", "rustc"):
         found = shutil.which(tool, path=path)
         assert found is None, f"{tool} is on the PATH the install must do without: {found}"
 
 
-def _build(where: Path) -> Installed:
-    dist = where / "dist"
+def build_wheel(dist: Path) -> Path:
+    """The wheel ``make dist`` writes into ``dist`` (the one file it must write)."""
     subprocess.run(["make", "--no-print-directory", "dist", f"DIST={dist}"], cwd=ROOT, check=True,
                    stdin=subprocess.DEVNULL, capture_output=True, text=True)
     wheels = sorted(dist.glob("rove-*.whl"))
     assert len(wheels) == 1, f"make dist wrote {wheels}"
-    venv = where / "venv"
+    return wheels[0]
+
+
+def new_venv(venv: Path) -> None:
+    """A fresh virtual environment from the base interpreter (not the checkout's venv)."""
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True)
-    installed = Installed(wheels[0], venv, "")
-    env = installed.env()
-    _no_rust(env["PATH"])
-    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", str(wheels[0])],
-                          cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+
+
+def pip_install(wheel: Path, venv: Path, cwd: Path) -> Installed:
+    """``pip install WHEEL`` into ``venv`` on a PATH checked to hold no Rust toolchain,
+    as a user's machine would run it; pip's output is kept for the reader."""
+    env = Installed(wheel, venv, "").env()
+    no_rust(env["PATH"])
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", str(wheel)],
+                          cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert proc.returncode == 0, f"pip install of the wheel failed:\n{proc.stdout}{proc.stderr}"
-    return Installed(wheels[0], venv, proc.stdout + proc.stderr)
+    return Installed(wheel, venv, proc.stdout + proc.stderr)
+
+
+def _build(where: Path) -> Installed:
+    wheel = build_wheel(where / "dist")
+    new_venv(where / "venv")
+    return pip_install(wheel, where / "venv", where)
 
 
 def installed_rove(shared: Path) -> Installed:

@@ -155,6 +155,19 @@ async def read_json(request: Request) -> dict[str, Any]:
     return data
 
 
+@contextlib.contextmanager
+def refusals(illegal: str) -> Iterator[None]:
+    """The session's refusals as the API's answers, the same on every route: a move the
+    rules forbid is 422 (``illegal`` says what was refused), a step that is not there
+    (nothing to undo, redo or play) is 409."""
+    try:
+        yield
+    except IllegalAction as exc:
+        raise ApiError(422, f"{illegal}: {exc}") from None
+    except NothingThere as exc:
+        raise ApiError(409, str(exc)) from None
+
+
 def parse_action(value: Any) -> Action:
     """An action as notation text (``"B E2"``) or a plan object (``{"act": "move", ...}``)."""
     try:
@@ -194,19 +207,15 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
         if "action" not in data:
             raise ApiError(400, "give the move as {\"action\": \"B E2\"} (notation or a plan step object)")
         a = parse_action(data["action"])
-        try:
+        with refusals("illegal"):
             session.play(a)
-        except IllegalAction as exc:
-            raise ApiError(422, f"illegal: {exc}") from None
-        except NothingThere as exc:
-            raise ApiError(409, str(exc)) from None
         coach.changed()
         return view()
 
     def stepper(what: str) -> Any:
         async def step(request: Request) -> Response:
             data = await read_json(request)
-            try:
+            with refusals("illegal"):
                 if what == "undo":
                     session.undo()
                 elif what == "redo":
@@ -216,8 +225,6 @@ def create_app(session: Session, coach: Coach, allowed_hosts: Sequence[str] = LO
                     if not isinstance(to, int) or isinstance(to, bool):
                         raise ApiError(400, "give the step to go to as {\"step\": N} (0: the start)")
                     session.goto(to)
-            except NothingThere as exc:
-                raise ApiError(409, str(exc)) from None
             coach.changed()
             return view()
         return step
@@ -411,12 +418,8 @@ def game_routes(session: Session, coach: Coach, book: Book | None) -> list[Route
                     replace(shared_started(data["position"], session.started))
                 except InputError as exc:
                     raise ApiError(422, str(exc)) from None
-        try:
+        with refusals("the line does not replay here"):
             session.follow(actions)
-        except IllegalAction as exc:
-            raise ApiError(422, f"the line does not replay here: {exc}") from None
-        except NothingThere as exc:
-            raise ApiError(409, str(exc)) from None
         coach.changed()
         return JSONResponse(session.view())
 
