@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Final, Literal
 
 from .actions import Action
-from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell
+from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell, king_connected
 from .position import Current, Goal, Position
 from .rules import HAND_LIMIT, Rules
 from .spec import ANY, EMPTY, Ability, ArrowKind, Pattern, Spec
@@ -241,17 +241,7 @@ class State:
 def valid(cells: tuple[int, ...]) -> bool:
     """Distinct cells forming one king-connected group."""
     todo = set(cells)
-    if len(todo) != len(cells):
-        return False
-    stack = [todo.pop()]
-    while stack:
-        c = stack.pop()
-        for o in NB:
-            d = c + o
-            if d in todo:
-                todo.discard(d)
-                stack.append(d)
-    return not todo
+    return len(todo) == len(cells) and king_connected(todo, NB)
 
 
 @functools.lru_cache(maxsize=1 << 16)
