@@ -201,6 +201,33 @@ class Deck:
                            for side in m.arrows) for m in self.modules)
 
 
+_DECKS: dict[tuple[int, Rules], Deck] = {}
+#: decks kept by ``deck_for``: a process plays positions of a few specs at most
+_DECKS_KEPT = 8
+
+
+def deck_for(spec: Spec, rules: Rules = Rules()) -> Deck:
+    """The deck of ``spec`` under ``rules``, built once and shared by every user of its
+    positions: the solvers, the generators, the book, the check's workers, the play page.
+
+    Building a deck and, from it, the key of the core's compiled deck (``core.core_deck``)
+    cost some 90 us, more than a short search (bench/startup.py: a 1-node solve took
+    0.23 ms in process, 0.13 ms with the deck kept).  Specs are immutable but hashed by
+    value, which costs as much as the build, so the key is the spec's identity with the
+    rules; the deck holds its spec, so that identity is not reused while the entry
+    lives.  The least recently asked deck goes first.  Nothing changes a deck it is given
+    (``rove.book.analyse`` copies one to change its points), so sharing it changes no
+    answer; tests/test_code_shape.py keeps the other ``Deck(`` calls to a short list."""
+    key = (id(spec), rules)
+    deck = _DECKS.pop(key, None)
+    if deck is None:
+        deck = Deck(spec, rules)
+        if len(_DECKS) >= _DECKS_KEPT:
+            del _DECKS[next(iter(_DECKS))]
+    _DECKS[key] = deck
+    return deck
+
+
 # --------------------------------------------------------------------------- state
 
 
@@ -836,7 +863,7 @@ class Game:
 
     @classmethod
     def from_position(cls, pos: Position) -> Game:
-        deck = Deck(pos.spec, pos.rules)
+        deck = deck_for(pos.spec, pos.rules)
         return cls(deck, state_from_position(deck, pos), pos)
 
     def push(self, a: Action) -> State:

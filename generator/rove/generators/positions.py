@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..engine import PLAYING, Deck, State, pack, position_from_state, state_from_position, successors
+from ..engine import PLAYING, Deck, State, deck_for, pack, position_from_state, state_from_position, successors
 from ..position import Current, Position, normalized_cells
 from ..spec import Spec
 from .deals import deal
@@ -45,7 +45,7 @@ def random_mission_puzzle(spec: Spec, seed: int, max_budget: int = 8, max_steps:
     re-based to (0, 0) so the position file and its plans share coordinates."""
     rng = random.Random(f"rove-puzzle:{seed}")
     pos = deal(spec, seed)
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     s = random_play(deck, state_from_position(deck, pos), rng, rng.randint(0, max_steps))
     p = position_from_state(deck, s, pos)
     p = p.with_cells(normalized_cells(p.cells))
@@ -63,7 +63,7 @@ def bare_budget_puzzle(spec: Spec, seed: int, spent: int, budget: int = 8,
     chain of moves, and some are impossible within the budget."""
     rng = random.Random(f"rove-bare:{seed}:{spent}")
     pos = deal(spec, seed)
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     s = random_play(deck, state_from_position(deck, pos), rng, rng.randint(0, max_steps))
     active = [i for i in range(deck.n) if not s.spent >> i & 1]
     for i in rng.sample(active, max(0, min(len(active), spent - (deck.n - len(active))))):
@@ -80,7 +80,7 @@ def playing_states(spec: Spec, count: int, seed: int) -> list[State]:
     """``count`` states of ongoing games with a legal action: fresh deals advanced by
     0..40 random legal actions (the benchmarks' positions; the same seed gives the same
     states)."""
-    deck = Deck(spec)
+    deck = deck_for(spec)
     rng = random.Random(seed)
     states: list[State] = []
     n = 0
