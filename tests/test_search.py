@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 from conftest import TRIO_SPEC
+from helpers import random_mission_puzzle
 
 from rove.actions import Action
 from rove.engine import GOAL, WON, Deck, deck_for, state_from_position
-from rove.generators.positions import random_mission_puzzle
 from rove.position import Position, parse_position
 from rove.replay import replay
 from rove.rules import Rules

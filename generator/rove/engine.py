@@ -22,6 +22,7 @@ millions of layouts; ``pack``/``unpack`` convert at the edges.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -204,6 +205,8 @@ class Deck:
 _DECKS: dict[tuple[int, Rules], Deck] = {}
 #: decks kept by ``deck_for``: a process plays positions of a few specs at most
 _DECKS_KEPT = 8
+#: the play server's threads and the coach ask for decks at the same time
+_DECKS_LOCK = threading.Lock()
 
 
 def deck_for(spec: Spec, rules: Rules = Rules()) -> Deck:
@@ -215,16 +218,17 @@ def deck_for(spec: Spec, rules: Rules = Rules()) -> Deck:
     0.23 ms in process, 0.13 ms with the deck kept).  Specs are immutable but hashed by
     value, which costs as much as the build, so the key is the spec's identity with the
     rules; the deck holds its spec, so that identity is not reused while the entry
-    lives.  The least recently asked deck goes first.  Nothing changes a deck it is given
-    (``rove.book.analyse`` copies one to change its points), so sharing it changes no
-    answer; tests/test_code_shape.py keeps the other ``Deck(`` calls to a short list."""
+    lives.  The least recently asked deck goes first.  Nothing changes a deck it is
+    given (a deck with other points is a copy), so sharing it changes no answer;
+    tests/test_code_shape.py keeps the other ``Deck(`` calls to a short list."""
     key = (id(spec), rules)
-    deck = _DECKS.pop(key, None)
-    if deck is None:
-        deck = Deck(spec, rules)
-        if len(_DECKS) >= _DECKS_KEPT:
-            del _DECKS[next(iter(_DECKS))]
-    _DECKS[key] = deck
+    with _DECKS_LOCK:
+        deck = _DECKS.pop(key, None)
+        if deck is None:
+            deck = Deck(spec, rules)
+            if len(_DECKS) >= _DECKS_KEPT:
+                del _DECKS[next(iter(_DECKS))]
+        _DECKS[key] = deck
     return deck
 
 

@@ -148,16 +148,6 @@ def grid_rows(text: str) -> list[list[str]]:
     return [r + ["."] * (width - len(r)) for r in rows]
 
 
-def parse_grid(text: str) -> dict[Cell, str]:
-    """Grid text to {cell: character} for every character other than '.'."""
-    out: dict[Cell, str] = {}
-    for y, row in enumerate(grid_rows(text)):
-        for x, ch in enumerate(row):
-            if ch != ".":
-                out[(x, y)] = ch
-    return out
-
-
 def format_grid(cells: Mapping[Cell, str], origin: Cell | None = None) -> str:
     """{cell: character} to grid text, one line per row, cells separated by spaces.
 
