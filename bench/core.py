@@ -10,7 +10,7 @@ Four figures:
   through the core's own generator (``rove._core.generate_all``, inside Rust, no
   conversion), on the same positions (deals advanced by random legal play), and the
   ratio;
-* bare-budget mission puzzles (``rove.generators.positions.bare_budget_puzzle``: random legal play
+* bare-budget mission puzzles (``bare_budget_puzzle`` of tests/helpers.py: random legal play
   from a deal, then modules spent until two to six are, a mission not yet matched,
   ``--budget`` points, no cards): seconds per solve in-process through
   ``rove.solve.search.solve`` (plan replayed through the engine included) with the
@@ -48,7 +48,6 @@ except ImportError:  # run from a checkout without the package installed
 
 from rove.engine import Deck, State, state_from_position, successors  # noqa: E402
 from rove.generators.deals import deal  # noqa: E402
-from rove.generators.positions import bare_budget_puzzle, playing_states  # noqa: E402
 from rove.position import Position  # noqa: E402
 from rove.solve import core  # noqa: E402
 from rove.solve.astar import solve_mission_python  # noqa: E402
@@ -57,9 +56,12 @@ from rove.solve.result import SolveResult  # noqa: E402
 from rove.solve.search import solve  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+from helpers import bare_budget_puzzle, playing_states  # noqa: E402
+
 
 def positions(spec_ref: str, count: int, seed: int) -> tuple[Deck, list[State]]:
-    """``count`` playing states with a legal action (``rove.generators.positions.playing_states``)."""
+    """``count`` playing states with a legal action (``playing_states`` of tests/helpers.py)."""
     spec = load_spec(spec_ref)
     return Deck(spec), playing_states(spec, count, seed)
 

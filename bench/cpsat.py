@@ -269,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="CP-SAT's deterministic-time budget per solve (reproducible work)")
     args = ap.parse_args(argv)
 
-    from rove.generators.positions import bare_budget_puzzle, random_mission_puzzle
+    sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+    from helpers import bare_budget_puzzle, random_mission_puzzle
 
     spec = load_bench_spec(args.spec)
     book: list[Any] = []

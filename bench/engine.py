@@ -35,14 +35,16 @@ except ImportError:  # run from a checkout without the package installed
 
 from rove.actions import Action  # noqa: E402
 from rove.engine import Deck, State, apply, successors  # noqa: E402
-from rove.generators.positions import playing_states  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+from helpers import playing_states  # noqa: E402
 
 BASELINE = ROOT / "bench" / "baseline-engine.json"
 
 
 def positions(spec_ref: str, count: int, seed: int) -> tuple[Deck, list[State]]:
-    """``count`` playing states with a legal action (``rove.generators.positions.playing_states``)."""
+    """``count`` playing states with a legal action (``playing_states`` of tests/helpers.py)."""
     spec = load_spec(spec_ref)
     return Deck(spec), playing_states(spec, count, seed)
 

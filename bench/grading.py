@@ -37,11 +37,14 @@ except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "generator"))
 
 from rove.book import analyse  # noqa: E402
-from rove.book.grade import kendall_tau_b, score, spearman, stars  # noqa: E402
+from rove.book.grade import score, stars  # noqa: E402
 from rove.book.puzzles import KINDS, Settings  # noqa: E402
 from rove.engine import Deck, state_from_position  # noqa: E402
 from rove.solve.nodes import Limit  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+from helpers import kendall_tau_b, spearman  # noqa: E402
 
 
 def measure(job: tuple[str, str, str, int]) -> dict | None:

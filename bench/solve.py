@@ -79,7 +79,8 @@ def _spec(ref: str):  # noqa: ANN202 - rove.spec.Spec, imported lazily in worker
 
 def instance(kind: str, seed: int, spec_ref: str):  # noqa: ANN201 - a Position
     from rove.generators.deals import deal
-    from rove.generators.positions import random_mission_puzzle
+    sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+    from helpers import random_mission_puzzle
 
     spec = _spec(spec_ref)
     if kind == "puzzle":

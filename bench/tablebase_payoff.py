@@ -64,9 +64,11 @@ from rove import _core  # noqa: E402
 from rove.check.options import deal_seed  # noqa: E402
 from rove.engine import Deck, sensor_draws_left, state_from_position, unpack  # noqa: E402
 from rove.generators.deals import deal  # noqa: E402
-from rove.generators.positions import random_layout  # noqa: E402
 from rove.solve import core  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))  # tests/helpers.py: what the tests and benches share
+from helpers import random_layout  # noqa: E402
 
 Pairs = list[list[int | None]]
 

@@ -432,6 +432,14 @@ def test_the_commands_defaults_are_the_options_defaults() -> None:
     assert given["deals"] is None and want.sequential
     assert given["max_deals"] == want.max_deals and given["thoughtful_deals"] == want.thoughtful_deals
     assert given["band"] is None and CheckOptions(bands=parse_band([])) == want
+    # and the help that spells a default out spells the options' figure
+    helps = {p.name: getattr(p, "help", "") or "" for p in cmd.params}
+    assert f"batches of {want.batch} " in helps["deals"]
+    from rove.check.options import DEFAULT_THOUGHTFUL_DEALS
+
+    assert f"else {DEFAULT_THOUGHTFUL_DEALS})" in helps["thoughtful_deals"]
+    assert f"above {want.node_limit:,} " in helps["node_limit"]
+    assert f"above {want.seer_node_limit:,} " in helps["seer_node_limit"]
     # the expert's budget is one figure everywhere: the check's, the tune's, the expert's own
     from rove.solve.expert import GAME_NODE_LIMIT
 

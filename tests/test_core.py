@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 from conftest import CLASSIC, classic_data, flow_data
+from helpers import random_mission_puzzle
 
 from rove.engine import GOAL, LOST, PLAYING, WON, Deck, State, state_from_position, successors
 from rove.generators.deals import deal
-from rove.generators.positions import random_mission_puzzle
 from rove.rules import OPTIONS, Rules
 from rove.solve import astar, core
 from rove.solve.astar import solve_mission_python, solve_mission_state
@@ -277,9 +277,9 @@ def test_product_searches_keep_every_verdict(tmp_path: Path, monkeypatch: pytest
 
 def test_a_deck_copy_with_other_points_compiles_its_own_points() -> None:
     """The core compiles the engine's own tables, so the book's base-points-only copy of
-    a deck (``analyse.without_bonus``, a shallow copy made after the original was
+    a deck (``helpers.without_bonus``, a shallow copy made after the original was
     compiled) plays with base points in the core too."""
-    from rove.book.analyse import without_bonus
+    from helpers import without_bonus
 
     spec = load_spec("classic")
     deck = Deck(spec)

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 from conftest import ALL, NEVER, STD, STD6, STD_MODULES, Lab, active, card, mod, rove_script
+from helpers import random_mission_puzzle
 
 from rove.actions import Action
 from rove.generators.deals import deal
-from rove.generators.positions import random_mission_puzzle
 from rove.position import Position
 from rove.replay import verify_plan
 from rove.solve.cpsat import solve_cpsat

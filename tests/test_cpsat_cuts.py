@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 from conftest import STD6, Lab, active, mod
+from helpers import bare_budget_puzzle
 from test_cpsat import puzzle
 
 from rove.actions import Action
 from rove.engine import Deck, state_from_position
-from rove.generators.positions import bare_budget_puzzle
 from rove.grid import DIRECTION_BY_NAME
 from rove.solve import cpsat as engine
 from rove.solve.result import SOLVED, UNSOLVABLE, SolveResult

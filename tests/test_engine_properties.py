@@ -316,3 +316,26 @@ def test_fast_state_copies_keep_every_other_field() -> None:
     s = State(**values)  # type: ignore[arg-type]
     assert s.with_layout((7, 8), 5, 4) == replace(s, cells=(7, 8), spent=5, points=4)
     assert _discard_current(s) == replace(s, card=-1, points=0, discard=s.discard + (s.card,))
+
+
+def test_king_connectivity_is_one_rule_over_every_small_shape() -> None:
+    """The engine's ``valid`` (packed cells) and the grid's ``connected`` (x, y cells) agree
+    on every set of up to five cells of a square around the origin (negative cells
+    included, where packing borrows from the row), and the connected sets are the fixed
+    king polyplets, 1, 4, 20, 110 and 638 of them (OEIS A006770): the figures the Rust
+    core's ``grid::valid`` is held to (tables.rs, ``shape_counts_are_the_fixed_polyplets``)."""
+    from itertools import combinations
+
+    from rove.engine import pack
+
+    for n, want in zip(range(1, 6), (1, 4, 20, 110, 638), strict=True):
+        board = [(x, y) for y in range(-2, n - 2) for x in range(-2, n - 2)]
+        shapes = set()
+        for cells in combinations(board, n):
+            one = valid(tuple(pack(c) for c in cells))
+            assert connected(cells) == one, cells
+            if one:
+                x0, y0 = min(x for x, _ in cells), min(y for _, y in cells)
+                shapes.add(frozenset((x - x0, y - y0) for x, y in cells))
+        assert len(shapes) == want, n
+    assert not valid((pack((0, 0)), pack((0, 0)))) and connected([(0, 0), (0, 0)])

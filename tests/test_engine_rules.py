@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import STD, STD6, STD_MODULES, Lab, card, mod
+from helpers import parse_grid
 
 from rove.actions import Action
 from rove.engine import (
@@ -38,7 +39,6 @@ from rove.engine import (
     successors,
     unpack,
 )
-from rove.grid import parse_grid
 from rove.spec import ANY, EMPTY, Pattern, Spec, iter_patterns
 
 # --------------------------------------------------------------------------- helpers

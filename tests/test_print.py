@@ -388,6 +388,48 @@ def test_a_folder_with_another_decks_cards_is_refused(tmp_path: Path) -> None:
     assert rerun.exit_code == 0, rerun.output
 
 
+def test_cards_output_is_the_path_given_or_the_presets_default() -> None:
+    from rove.pdf.printing import cards_output
+
+    assert cards_output(None, None) == Path("output/cards.pdf")
+    assert cards_output(None, "home-a4") == Path("output/cards-home-a4.pdf")
+    assert cards_output(None, "drivethrucards") == Path("output/cards-drivethrucards.pdf")
+    assert cards_output(None, "tts") == Path("output/cards-tts")
+    assert cards_output(None, "tts", calibration=True) == Path("output/calibration.pdf")
+    assert cards_output("out/deck/", "thegamecrafter") == Path("out/deck")  # a folder preset
+    for preset, calibration in ((None, False), ("drivethrucards", False), ("tts", True)):
+        with pytest.raises(ValueError, match="'out/deck/' names a folder, not a file"):
+            cards_output("out/deck/", preset, calibration=calibration)
+
+
+def test_the_destinations_are_refused_before_anything_is_made(tmp_path: Path) -> None:
+    """The library refuses what the command would: previews of this deck already in
+    --png-dir (unless forced), and card files of another deck in the output folder."""
+    from rove.errors import InputError
+    from rove.pdf.printing import check_destinations, check_stale_files
+
+    png = tmp_path / "png"
+    png.mkdir()
+    names = sorted(f"{face.key}.png" for pair in card_faces(classic()) for face in pair)
+    for name in names[:5]:
+        (png / name).write_bytes(b"mine")
+    with pytest.raises(InputError, match=r"already holds 5 previews of this deck \(.*, .*, .* and 2 more\)"):
+        check_destinations(classic(), tmp_path / "c.pdf", "sheets", png, force=False)
+    check_destinations(classic(), tmp_path / "c.pdf", "sheets", png, force=True)
+    check_destinations(classic(), tmp_path / "c.pdf", "sheets", None, force=False)
+    with pytest.raises(InputError, match="names a file, not a folder"):
+        check_destinations(classic(), png / names[0], "png", None, force=False)
+    files = printed("thegamecrafter")
+    check_stale_files(png, printed("home-a4"))  # one PDF: the folder is not written into
+    check_stale_files(tmp_path / "new", files)
+    (tmp_path / "tgc").mkdir()
+    (tmp_path / "tgc" / "notes.txt").write_text("mine")
+    check_stale_files(tmp_path / "tgc", files)
+    (tmp_path / "tgc" / "module-old-active.png").write_bytes(b"old")
+    with pytest.raises(InputError, match=r"-o holds files this deck does not have \(module-old-active.png\)"):
+        check_stale_files(tmp_path / "tgc", files)
+
+
 def test_preflight_catches_a_font_that_is_not_embedded() -> None:
     from reportlab.pdfgen.canvas import Canvas
 

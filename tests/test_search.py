@@ -19,21 +19,22 @@ minimised over every placement of the mission pattern.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import TRIO_SPEC
+from helpers import random_mission_puzzle
 
 from rove.actions import Action
-from rove.engine import GOAL, WON, Deck, state_from_position
-from rove.generators.positions import random_mission_puzzle
+from rove.engine import GOAL, WON, Deck, deck_for, state_from_position
 from rove.position import Position, parse_position
 from rove.replay import replay
 from rove.rules import Rules
 from rove.solve.baseline import solve_mission_bfs
 from rove.solve.nodes import Budget, Limit
 from rove.solve.result import SOLVED, UNKNOWN, UNSOLVABLE, SolveResult
-from rove.solve.search import deck_for, solve
+from rove.solve.search import solve
 from rove.spec import load_spec
 
 # --------------------------------------------------------------------------- specs
@@ -802,3 +803,6 @@ def test_a_deck_is_shared_by_the_solves_of_one_spec_and_rules() -> None:
     assert other is not deck and other.rules == Rules(recycle="when_empty")
     again = load_spec("classic")
     assert again is not spec and deck_for(again, Rules()).spec is again
+    kept = [replace(spec) for _ in range(20)]
+    for other_spec in kept:  # the least recently asked goes first: a deck in use stays
+        assert deck_for(other_spec).spec is other_spec and deck_for(spec, Rules()) is deck

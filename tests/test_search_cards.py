@@ -19,10 +19,10 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import random_play
 
 from rove.engine import PLAYING, WON, Deck, State, state_from_position, successors, unpack
 from rove.generators.deals import deal
-from rove.generators.positions import random_play
 from rove.position import Position, layout_text, normalized_cells, parse_position
 from rove.replay import verify_plan
 from rove.solve.result import UNKNOWN

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 import yaml
 from conftest import CLASSIC, classic_data, line_of, replace_once
+from helpers import parse_grid
 
 from rove import grid
 from rove.errors import InputError, Problem
-from rove.grid import GridTextError, format_grid, grid_rows, parse_dirs, parse_grid
+from rove.grid import GridTextError, format_grid, grid_rows, parse_dirs
 from rove.spec import (
     ABILITIES,
     ARROW_KINDS,

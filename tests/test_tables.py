@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 from conftest import LAB_CARDS, card, mod, spec_text
+from helpers import random_layout
 
 from rove.engine import PLAYING, Deck, State, apply, state_from_position
 from rove.generators.deals import deal
-from rove.generators.positions import random_layout
 from rove.solve import core
 from rove.solve.astar import solve_mission_state
 from rove.solve.nodes import Budget, Limit

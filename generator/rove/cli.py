@@ -49,7 +49,7 @@ from .outputs import (
     stop_signals_handled,
     write_output,
 )
-from .words import plural
+from .words import listed, plural
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
@@ -825,47 +825,27 @@ def cards(
         _list_presets(as_json)
         return
     from .pdf.presets import PRESETS
+    from .pdf.printing import cards_output, check_destinations, check_stale_files, render_print, resolve_job
 
     name = preset or "home-a4"
     if name not in PRESETS:
         raise fail_input(f"cards: unknown preset {name!r}; use one of {', '.join(PRESETS)} "
                          "(rove cards --list-presets shows what each sets)")
-    shape = PRESETS[name].shape
     offset = _parse_offset(back_offset) if back_offset is not None else None
-    # kept as text until the shape is known: a name ending in / is a folder, which only the
-    # png and tts presets write
-    output = Path(output_text) if output_text is not None else None
-    if output_text is not None and names_a_folder(output_text) and (calibration or shape not in ("png", "tts")):
-        raise fail_input(f"cards: -o {output_text!r} names a folder, not a file; this writes one PDF: "
-                         "give a file name")
+    try:
+        output = cards_output(output_text, preset, calibration=calibration)
+    except ValueError as exc:
+        raise fail_input(f"cards: {exc}") from None
     if calibration:
-        if shape != "sheets":
+        if PRESETS[name].shape != "sheets":
             raise fail_input(f"cards: --calibration is for printing at home; preset {name} is "
                              "for a print service (use --preset home-a4 or home-letter)")
-        _write_calibration(output or Path("output/calibration.pdf"),
-                           paper.value if paper else PRESETS[name].paper, offset or (0.0, 0.0))
+        _write_calibration(output, paper.value if paper else PRESETS[name].paper, offset or (0.0, 0.0))
         return
-    if output is None:
-        output = (Path("output/cards.pdf") if preset is None else
-                  Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else
-                  Path(f"output/cards-{name}"))
-    folder = shape in ("png", "tts")
-    from .pdf.printing import render_print, resolve_job
     from .spec import load_spec
 
     sp = load_spec(spec)
-    check_output(output, "-o", folder=folder, inputs=sp.sources)
-    if png_dir is not None:
-        from .pdf.cards import card_faces
-
-        check_output(png_dir, "--png-dir", folder=True, inputs=sp.sources, others=[("-o", output)])
-        names = [f"{face.key}.png" for pair in card_faces(sp) for face in pair]
-        there = [n for n in names if os.path.lexists(png_dir / n)]
-        if there and not force:
-            shown = ", ".join(there[:3]) + (f" and {len(there) - 3} more" if len(there) > 3 else "")
-            raise InputError.single(str(png_dir), None, (
-                f"--png-dir already holds {plural(len(there), 'preview')} of this deck ({shown}); "
-                "give a new or empty folder, or add --force to replace them"))
+    check_destinations(sp, output, PRESETS[name].shape, png_dir, force)
     try:
         job = resolve_job(name, paper=paper.value if paper else None, layout=layout.value if layout else None,
                           bleed_mm=bleed, card=card.value if card else None, safe_mm=safe, dpi=dpi,
@@ -875,26 +855,31 @@ def cards(
     except ValueError as exc:
         raise fail_input(f"cards: {exc}") from None
     if preflight or as_json or job.preset.service:
-        from .pdf.preflight import preflight_lines, run_preflight
+        _preflight_cards(files, as_json)
+    check_stale_files(output, files)
+    _write_cards(sp, job, files, output, png_dir, say if as_json else typer.echo)
 
-        result = run_preflight(files)
-        if as_json:
-            typer.echo(json.dumps(result.to_json(), indent=2))
-        else:
-            for line in preflight_lines(result):
-                typer.echo(line)
-        if not result.ok:
-            raise typer.Exit(EXIT_FAIL)
-    if files.pdf is None and output.is_dir():
-        # a card left over from an earlier deck would be uploaded with this one
-        stale = sorted(f.name for f in output.iterdir()
-                       if f.suffix.lower() in (".png", ".json") and f.name not in files.files)
-        if stale:
-            shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
-            raise fail_input(f"{output}: -o holds files this deck does not have ({shown}), from an "
-                             "earlier run; give a new or empty folder, or remove them (nothing was "
-                             "written)")
-    with Outputs() as out:  # every file is put into place together at the end
+
+def _preflight_cards(files: Any, as_json: bool) -> None:
+    """The preflight of the files made (``rove.pdf.preflight``), printed or as JSON; exit 1
+    when a file fails it, before anything is written."""
+    from .pdf.preflight import preflight_lines, run_preflight
+
+    result = run_preflight(files)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in preflight_lines(result):
+            typer.echo(line)
+    if not result.ok:
+        raise typer.Exit(EXIT_FAIL)
+
+
+def _write_cards(sp: Any, job: Any, files: Any, output: Path, png_dir: Path | None,
+                 done: Callable[[str], None]) -> None:
+    """The card files and the previews, put into place together at the end, then a line
+    that says what was written (``done``: stderr when stdout carries the JSON)."""
+    with Outputs() as out:
         if files.pdf is not None:
             out.file(output, files.pdf)
         else:
@@ -907,7 +892,6 @@ def cards(
 
             written = write_card_pngs(sp, job.opts, out.folder(png_dir))
         out.commit()
-    done = say if as_json else typer.echo
     if job.shape == "sheets":
         from .pdf.cards import cards_per_page, plan_pages
 
@@ -925,10 +909,6 @@ def cards(
 # --------------------------------------------------------------------------- book
 
 
-def _shown(names: list[str], most: int = 4) -> str:
-    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
-
-
 def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -> bool:
     """Refuse (InputError), before any work, an --export-dir that holds an earlier export
     unless --force is given.  With --force the folder is replaced as a whole, which is
@@ -942,7 +922,7 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
     recorded = read_manifest(export_dir)
     if (old or recorded is not None) and not force:
         raise InputError.single(str(export_dir), None, (
-            f"--export-dir already holds files of an earlier export ({_shown(old or [MANIFEST])}); "
+            f"--export-dir already holds files of an earlier export ({listed(old or [MANIFEST])}); "
             "give a new or empty folder, or add --force to replace that export"))
     if not force or not export_dir.is_dir() or (not old and recorded is None):
         return False  # nothing to replace: a new export is written beside what is there
@@ -954,12 +934,12 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
                 "old contents: give another folder"))
     if recorded is None:
         raise InputError.single(str(export_dir), None, (
-            f"--export-dir holds files no rove export recorded as its own ({_shown(old)}); "
+            f"--export-dir holds files no rove export recorded as its own ({listed(old)}); "
             "--force replaces only what an export wrote: move them away or give another folder"))
     foreign = foreign_entries(export_dir, recorded)
     if foreign:
         raise InputError.single(str(export_dir), None, (
-            f"--export-dir holds files the earlier export did not write ({_shown(foreign)}); "
+            f"--export-dir holds files the earlier export did not write ({listed(foreign)}); "
             "--force replaces only an export's own files: move them away or give another folder"))
     parent = os.path.dirname(real)
     if not os.access(parent, os.W_OK | os.X_OK):

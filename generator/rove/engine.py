@@ -22,13 +22,14 @@ millions of layouts; ``pack``/``unpack`` convert at the edges.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Final, Literal
 
 from .actions import Action
-from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell
+from .grid import DIRECTION_BY_NAME, DIRECTIONS, Cell, king_connected
 from .position import Current, Goal, Position
 from .rules import HAND_LIMIT, Rules
 from .spec import ANY, EMPTY, Ability, ArrowKind, Pattern, Spec
@@ -201,6 +202,36 @@ class Deck:
                            for side in m.arrows) for m in self.modules)
 
 
+_DECKS: dict[tuple[int, Rules], Deck] = {}
+#: decks kept by ``deck_for``: a process plays positions of a few specs at most
+_DECKS_KEPT = 8
+#: the play server's threads and the coach ask for decks at the same time
+_DECKS_LOCK = threading.Lock()
+
+
+def deck_for(spec: Spec, rules: Rules = Rules()) -> Deck:
+    """The deck of ``spec`` under ``rules``, built once and shared by every user of its
+    positions: the solvers, the generators, the book, the check's workers, the play page.
+
+    Building a deck and, from it, the key of the core's compiled deck (``core.core_deck``)
+    cost some 90 us, more than a short search (bench/startup.py: a 1-node solve took
+    0.23 ms in process, 0.13 ms with the deck kept).  Specs are immutable but hashed by
+    value, which costs as much as the build, so the key is the spec's identity with the
+    rules; the deck holds its spec, so that identity is not reused while the entry
+    lives.  The least recently asked deck goes first.  Nothing changes a deck it is
+    given (a deck with other points is a copy), so sharing it changes no answer;
+    tests/test_code_shape.py keeps the other ``Deck(`` calls to a short list."""
+    key = (id(spec), rules)
+    with _DECKS_LOCK:
+        deck = _DECKS.pop(key, None)
+        if deck is None:
+            deck = Deck(spec, rules)
+            if len(_DECKS) >= _DECKS_KEPT:
+                del _DECKS[next(iter(_DECKS))]
+        _DECKS[key] = deck
+    return deck
+
+
 # --------------------------------------------------------------------------- state
 
 
@@ -241,17 +272,7 @@ class State:
 def valid(cells: tuple[int, ...]) -> bool:
     """Distinct cells forming one king-connected group."""
     todo = set(cells)
-    if len(todo) != len(cells):
-        return False
-    stack = [todo.pop()]
-    while stack:
-        c = stack.pop()
-        for o in NB:
-            d = c + o
-            if d in todo:
-                todo.discard(d)
-                stack.append(d)
-    return not todo
+    return len(todo) == len(cells) and king_connected(todo, NB)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -846,7 +867,7 @@ class Game:
 
     @classmethod
     def from_position(cls, pos: Position) -> Game:
-        deck = Deck(pos.spec, pos.rules)
+        deck = deck_for(pos.spec, pos.rules)
         return cls(deck, state_from_position(deck, pos), pos)
 
     def push(self, a: Action) -> State:

@@ -64,18 +64,34 @@ def adjacent(a: Cell, b: Cell) -> bool:
 
 
 def connected(cells: Iterable[Cell]) -> bool:
-    """True when the cells form one group under king adjacency (empty counts as connected)."""
-    todo = set(cells)
+    """True when the cells form one group under king adjacency (empty counts as connected).
+
+    Packs the cells into ints over their bounding box (plus a margin, so no neighbour
+    wraps to another row) and asks ``king_connected``, the one walk."""
+    cells = set(cells)
+    if not cells:
+        return True
+    x0 = min(x for x, _ in cells) - 1
+    y0 = min(y for _, y in cells) - 1
+    width = max(x for x, _ in cells) - x0 + 2
+    offsets = tuple(dx + dy * width for dx, dy in NEIGHBOUR_OFFSETS)
+    return king_connected({x - x0 + (y - y0) * width for x, y in cells}, offsets)
+
+
+def king_connected(todo: set[int], offsets: tuple[int, ...]) -> bool:
+    """True when the packed cells ``todo`` form one group, ``offsets`` being the eight
+    king neighbours in the packing (``x + y * stride``): the walk behind ``connected``
+    and the engine's ``valid``.  Empties ``todo``."""
     if not todo:
         return True
     stack = [todo.pop()]
     while stack:
-        x, y = stack.pop()
-        for dx, dy in NEIGHBOUR_OFFSETS:
-            c = (x + dx, y + dy)
-            if c in todo:
-                todo.remove(c)
-                stack.append(c)
+        c = stack.pop()
+        for o in offsets:
+            d = c + o
+            if d in todo:
+                todo.discard(d)
+                stack.append(d)
     return not todo
 
 
@@ -130,16 +146,6 @@ def grid_rows(text: str) -> list[list[str]]:
         rows.append(list(line[0::2]))
     width = max((len(r) for r in rows), default=0)
     return [r + ["."] * (width - len(r)) for r in rows]
-
-
-def parse_grid(text: str) -> dict[Cell, str]:
-    """Grid text to {cell: character} for every character other than '.'."""
-    out: dict[Cell, str] = {}
-    for y, row in enumerate(grid_rows(text)):
-        for x, ch in enumerate(row):
-            if ch != ".":
-                out[(x, y)] = ch
-    return out
 
 
 def format_grid(cells: Mapping[Cell, str], origin: Cell | None = None) -> str:

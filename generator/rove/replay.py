@@ -7,7 +7,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .engine import GOAL, WON, Deck, IllegalAction, State, apply, state_cells, state_from_position, state_json
+from .engine import (
+    GOAL,
+    WON,
+    Deck,
+    IllegalAction,
+    State,
+    apply,
+    deck_for,
+    state_cells,
+    state_from_position,
+    state_json,
+)
 from .errors import PlanRejected
 from .position import Position, layout_text
 
@@ -92,7 +103,7 @@ def states_along(deck: Deck, start: State, plan: Iterable[Action]) -> list[State
 
 def replay(pos: Position, plan: list[Action] | tuple[Action, ...], deck: Deck | None = None) -> Replay:
     """Apply the plan step by step; stop at the first illegal step."""
-    deck = deck or Deck(pos.spec, pos.rules)
+    deck = deck or deck_for(pos.spec, pos.rules)
     start = state_from_position(deck, pos)
     states, bad = run_plan(deck, start, plan)
     return Replay(deck, start, tuple(plan), tuple(states), bad, pos.missions_done)

@@ -992,6 +992,39 @@ mod tests {
         assert_eq!(LayoutIndex::new(6).len(), 2_759_040);
     }
 
+    /// The one connectivity rule, `grid::valid` (a flood fill), accepts exactly the
+    /// index's shapes (grown cell by cell): every `n` cells of an `n` x `n` square around
+    /// the origin, negative cells included, for 2 to 5 modules.
+    #[test]
+    fn valid_layouts_are_exactly_the_grown_shapes() {
+        fn choose(from: &[Cell], n: usize, picked: &mut Vec<Cell>, f: &mut impl FnMut(&[Cell])) {
+            if picked.len() == n {
+                return f(picked);
+            }
+            for (i, &c) in from.iter().enumerate() {
+                picked.push(c);
+                choose(&from[i + 1..], n, picked, f);
+                picked.pop();
+            }
+        }
+        for (n, want) in [(2, 4), (3, 20), (4, 110), (5, 638)] {
+            let index = LayoutIndex::new(n);
+            let side = n as i32;
+            let board: Vec<Cell> = (0..side * side)
+                .map(|i| pack(i % side - 2, i / side - 2))
+                .collect();
+            let mut shapes = std::collections::BTreeSet::new();
+            choose(&board, n, &mut Vec::new(), &mut |cells| {
+                let at = index.index(cells);
+                assert_eq!(valid(cells), at.is_some(), "{cells:?}");
+                if let Some(at) = at {
+                    shapes.insert(at / index.factorial[n]);
+                }
+            });
+            assert_eq!(shapes.len(), want);
+        }
+    }
+
     #[test]
     fn index_round_trips_and_ignores_translation() {
         let index = LayoutIndex::new(5);

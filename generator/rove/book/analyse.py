@@ -23,7 +23,6 @@ Optimal first moves, up to equivalence (what "the optimal first move is unique" 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from ..actions import Action
@@ -186,13 +185,6 @@ def optimal_finishes(deck: Deck, start: State, optimum: int, max_states: int) ->
                     nxt.append(s2)
         frontier = nxt
     return [ends[k] for k in sorted(ends)]
-
-
-def without_bonus(deck: Deck) -> Deck:
-    """A copy of the deck whose cards pay their base points even when the pattern matches."""
-    d = copy.copy(deck)
-    d.bonus = deck.base
-    return d
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,13 @@ book layer fills what the printing layer defines, never the other way round.
 from __future__ import annotations
 
 from ..actions import Action
-from ..engine import Deck, State, state_cells, state_from_position
+from ..engine import Deck, State, deck_for, state_cells, state_from_position
 from ..errors import SolverBug
 from ..grid import Cell
 from ..pdf.book import Hints
 from ..replay import states_along
 from ..solve.nodes import Limit
 from ..solve.result import plan_cost
-from ..solve.search import deck_for
 from ..words import plural
 from .analyse import solve_optimal
 

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..actions import Action
-from ..engine import Deck, State, state_cells, state_from_position
+from ..engine import Deck, State, deck_for, state_cells, state_from_position
 from ..generators.deals import deal
 from ..grid import NEIGHBOUR_OFFSETS, Cell, connected
 from ..position import Current, Position, normalized_cells
@@ -49,7 +49,6 @@ from ..replay import verify_plan
 from ..rules import HAND_SIZES, Rules
 from ..solve.heuristic import Heuristic
 from ..solve.nodes import Budget, Limit
-from ..solve.search import deck_for
 from ..spec import DEFAULT_SPEC, Spec
 from . import analyse
 from .grade import Features, score, stars

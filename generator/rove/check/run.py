@@ -82,14 +82,14 @@ def _deal_task(spec_path: str, fingerprint: str, index: int, seed: int, difficul
     """One deal climbed by the thoughtful player (``rove.solve.ladder``): the given rungs
     in order, until one decides it.  Every win is replayed by the engine
     before it is believed; only the exact search can prove a loss."""
-    from ..engine import Deck, state_from_position
+    from ..engine import deck_for, state_from_position
     from ..solve.ladder import climb
     from ..solve.result import plan_cost
 
     t0, c0 = time.monotonic(), time.process_time()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     v = climb(deck, state_from_position(deck, pos), list(rungs), time_limit=time_limit)
     out: dict[str, Any] = {
         "index": index, "seed": seed, "difficulty": difficulty, "status": v.status,
@@ -140,7 +140,7 @@ def _verify_task(spec_path: str, fingerprint: str, index: int, seed: int, diffic
     dominance cuts, so that a wrong cut in either shows as a disagreement.  Slower, so a
     re-proof that reaches its node limit is ``unknown`` (not a disagreement); a win it
     finds is replayed through the engine before it is believed."""
-    from ..engine import Deck, state_from_position
+    from ..engine import deck_for, state_from_position
     from ..replay import verify_plan
     from ..solve import core
     from ..solve.nodes import Budget, Limit
@@ -149,7 +149,7 @@ def _verify_task(spec_path: str, fingerprint: str, index: int, seed: int, diffic
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     start = state_from_position(deck, pos)
     budget = Budget.of(time_limit, node_limit)
     status = "unknown"
@@ -189,14 +189,14 @@ def _expert_task(spec_path: str, fingerprint: str, index: int, seed: int, diffic
                  node_limit: int) -> dict[str, Any]:
     """One deal played by the expert (``rove.solve.expert``); a win is replayed through the
     engine (that replay is a proof the deal is winnable)."""
-    from ..engine import Deck, state_from_position
+    from ..engine import deck_for, state_from_position
     from ..replay import states_along, verify_plan
     from ..solve.expert import play
 
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
     pos = deal(spec, seed, difficulty)
-    deck = Deck(spec, pos.rules)
+    deck = deck_for(spec, pos.rules)
     r = play(deck, state_from_position(deck, pos), node_limit=node_limit)
     if r.status == "won":
         verify_plan(pos, list(r.plan), deck)
@@ -299,11 +299,11 @@ def _table_task(spec_path: str, fingerprint: str, card: str, arrangements: list[
     decks with long no-ability paths an A* solve a start took seconds, the table's
     build a few seconds for all.  A worker without a table (no core) solves each start
     with the full ``node_limit``."""
-    from ..engine import Deck
+    from ..engine import deck_for
 
     t0 = time.monotonic()
     spec = _spec(spec_path, fingerprint)
-    deck = Deck(spec)  # the start positions play under the default rules
+    deck = deck_for(spec)  # the start positions play under the default rules
     everything = frozenset(spec.codes)
     rows: list[dict[str, Any]] = []
     spent_nodes = 0
@@ -327,10 +327,10 @@ def _tables_apply(spec: Spec) -> bool:
     """Whether the no-abilities costs come from distance tables: the core is built and
     on, the tables are not switched off (``ROVE_TABLES=0``), and the deck is small
     enough for them."""
-    from ..engine import Deck
+    from ..engine import deck_for
     from ..solve import core
 
-    return core.tables_possible(Deck(spec)) and core.tables_after() != 0
+    return core.tables_possible(deck_for(spec)) and core.tables_after() != 0
 
 
 def _table_cost(deck: Any, pos: Any) -> dict[str, Any] | None:

@@ -1,7 +1,6 @@
 """Everything rove makes up, each proven by the rules engine before anyone sees it.
 
 * :mod:`.deals`: fresh deals as the setup rules shuffle them (and the 2 x 3 start);
-* :mod:`.positions`: random positions reached by legal play, for tests and benches;
 * :mod:`.missions`: new mission cards with proven costs (``rove generate missions``),
   synthesised with the CP-SAT pattern model of :mod:`.patterns`.
 

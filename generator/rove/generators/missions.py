@@ -55,7 +55,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..actions import Action, plan_to_json
-from ..engine import Deck, state_cells, state_from_position, unpack
+from ..engine import deck_for, state_cells, state_from_position, unpack
 from ..errors import SolverBug
 from ..grid import Cell
 from ..position import Current, Position, normalized_cells
@@ -285,6 +285,9 @@ class _MissionSearch:
         self.cells = cells
         self.st, self.taken, self.rng, self.clock, self.stats = settings, taken, rng, clock, stats
         self.codes = play_spec.codes
+        #: the spec every model of this search plays: a mission no layout matches (the
+        #: model's pattern variables stand for the mission), its deck built once
+        self.model_spec = with_mission(play_spec, _unmatchable(len(self.codes)))
         #: (layout as a cell per module in spec order, points it is reached with): a layout
         #: reached with ``r`` points is a cut for every target above ``r``
         self.cuts: list[tuple[tuple[Cell, ...], int]] = [(tuple(cells[c] for c in self.codes), 0)]
@@ -320,7 +323,7 @@ class _MissionSearch:
         from ..solve.cpsat_model import RoveModel
         from .patterns import PatternVariables
 
-        deck = Deck(with_mission(self.play_spec, _unmatchable(len(self.codes))))
+        deck = deck_for(self.model_spec)
         start = state_from_position(deck, _position(deck.spec, self.cells, self.st.max_cost))
         mdl = RoveModel(deck, start, self.st.max_cost, goal="free", universe=(), max_takes=0,
                         min_actions=max(1, target), objective=False,

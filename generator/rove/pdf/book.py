@@ -21,7 +21,7 @@ from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
 from ..actions import Action
-from ..engine import Deck, State, matched_cells, state_cells, state_from_position
+from ..engine import Deck, State, deck_for, matched_cells, state_cells, state_from_position
 from ..generators.deals import start_layout
 from ..grid import Cell, Direction
 from ..position import Position
@@ -462,7 +462,7 @@ class BookWriter:
         self.right = self.margin + self.cw  # the right edge of the text block
         self.cx = self.margin + self.cw / 2  # its centre
         self.names = {m.code: m.name for m in spec.modules}
-        self.deck = Deck(spec)
+        self.deck = deck_for(spec)
         # front matter: title, the contents (a line a puzzle), rules, grading
         self.contents_lines = max(1, int((self.H - 2 * self.margin - 60 * self.k) / (self.fs(8) * 1.75)))
         contents_pages = -(-len(self.puzzles) // self.contents_lines) or 1
@@ -1435,7 +1435,7 @@ class BookWriter:
                 budget = leg.current.points if leg.current else 0
                 self._plan_line(block, plan, f"Mission {i + 1}, {card.mission.title} ({budget}): ")
                 self._step_diagrams(block, replace(p, position=leg, plan=plan),
-                                    _replay_states(Deck(leg.spec), leg, plan))
+                                    _replay_states(deck_for(leg.spec), leg, plan))
         else:
             self._plan_line(block, p.plan, "Plan: ")
             self._step_diagrams(block, p, states)

@@ -3,7 +3,9 @@
 ``resolve_job`` turns a preset and the options a user gave into the ``CardOptions`` in
 force (a given option wins over the preset's value; one that means nothing for the
 preset's output shape is refused). ``render_print`` makes every file in memory, so the
-preflight can read them back before anything is written.
+preflight can read them back before anything is written.  ``cards_output``,
+``check_destinations`` and ``check_stale_files`` say where the files go and refuse, before
+anything is written, a place that would mix them with others.
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
+from ..outputs import check_output, names_a_folder
 from ..spec import Spec, dump_spec
+from ..words import listed, plural
 from .cards import (
     CardOptions,
     Face,
@@ -28,6 +35,9 @@ from .cards import (
     render_faces_pdf,
 )
 from .presets import PRESETS, Preset
+
+#: The output shapes written as a folder of files (the others are one PDF).
+FOLDER_SHAPES = ("png", "tts")
 
 #: Tabletop Simulator's largest deck sheet; its last cell holds the hidden card.
 TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
@@ -179,3 +189,58 @@ def _render_tts(spec: Spec, job: PrintJob) -> PrintFiles:
         {k: v for k, v in e.items() if not k.endswith("_keys")} for e in out.tts_sheets]}
     out.files["deck.json"] = (json.dumps(manifest, indent=2) + "\n").encode("utf-8")
     return out
+
+
+# --------------------------------------------------------------------------- where the files go
+
+
+def cards_output(output: str | None, preset: str | None, *, calibration: bool = False) -> Path:
+    """The path ``rove cards`` writes to: ``output`` as typed (``-o``), else the default
+    of the preset (``output/cards.pdf`` when no preset is named, ``output/cards-NAME.pdf``
+    or the folder ``output/cards-NAME``) or of the calibration sheet.
+
+    ``output`` is text, not a ``Path``: a name ending in ``/`` names a folder, which only
+    the png and tts presets write, and ``Path`` would drop the slash.  Raises ValueError
+    for a folder name where one PDF is written; the preset must exist."""
+    name = preset or "home-a4"
+    shape = PRESETS[name].shape
+    if output is not None:
+        if names_a_folder(output) and (calibration or shape not in FOLDER_SHAPES):
+            raise ValueError(f"-o {output!r} names a folder, not a file; this writes one PDF: "
+                             "give a file name")
+        return Path(output)
+    if calibration:
+        return Path("output/calibration.pdf")
+    if preset is None:
+        return Path("output/cards.pdf")
+    return Path(f"output/cards-{name}.pdf") if shape in ("sheets", "card-pdf") else Path(f"output/cards-{name}")
+
+
+def check_destinations(spec: Spec, output: Path, shape: str, png_dir: Path | None, force: bool) -> None:
+    """Refuse (InputError), before any work, an output the files of ``shape`` cannot take
+    (``check_output``) and a ``--png-dir`` that already holds previews of this deck's
+    cards, unless ``force`` is given: they would be replaced without a word."""
+    check_output(output, "-o", folder=shape in FOLDER_SHAPES, inputs=spec.sources)
+    if png_dir is None:
+        return
+    check_output(png_dir, "--png-dir", folder=True, inputs=spec.sources, others=[("-o", output)])
+    names = [f"{face.key}.png" for pair in card_faces(spec) for face in pair]
+    there = [n for n in names if os.path.lexists(png_dir / n)]
+    if there and not force:
+        raise InputError.single(str(png_dir), None, (
+            f"--png-dir already holds {plural(len(there), 'preview')} of this deck ({listed(there, 3)}); "
+            "give a new or empty folder, or add --force to replace them"))
+
+
+def check_stale_files(output: Path, files: PrintFiles) -> None:
+    """Refuse (InputError) an existing output folder that holds card images or JSON this
+    deck does not have: a card left over from an earlier deck would be uploaded with
+    this one."""
+    if files.pdf is not None or not output.is_dir():
+        return
+    stale = sorted(f.name for f in output.iterdir()
+                   if f.suffix.lower() in (".png", ".json") and f.name not in files.files)
+    if stale:
+        raise InputError.single(str(output), None, (
+            f"-o holds files this deck does not have ({listed(stale, 3)}), from an earlier run; "
+            "give a new or empty folder, or remove them (nothing was written)"))

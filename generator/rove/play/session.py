@@ -25,6 +25,7 @@ from ..engine import (
     Deck,
     State,
     apply,
+    deck_for,
     is_stuck,
     position_from_state,
     state_from_position,
@@ -85,7 +86,7 @@ class Session:
     def load(self, started: Started) -> None:
         """Start another game in this session (a book's next puzzle, a shared link's
         position): the version goes on counting, so every analysis of the old game is stale."""
-        deck = Deck(started.position.spec, started.position.rules)
+        deck = deck_for(started.position.spec, started.position.rules)
         start = state_from_position(deck, started.position)
         with self.lock:
             self.started, self.position, self.deck, self.start = started, started.position, deck, start

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..engine import PLAYING, Deck, State, state_from_position
+from ..engine import PLAYING, State, deck_for, state_from_position
 from ..errors import SolverBug
 from ..position import Position
 from ..replay import verify_plan
@@ -67,7 +67,7 @@ def solve_zero_point(positions: Sequence[Position], max_nodes: int,
     if not positions:
         return Walk(results, 0, False)
     first = positions[0]
-    deck = Deck(first.spec, first.rules)
+    deck = deck_for(first.spec, first.rules)
     if not core.available(deck):
         return Walk(results, 0, False)
     starts = [state_from_position(deck, pos) for pos in positions]

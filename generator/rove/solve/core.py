@@ -155,8 +155,8 @@ _COMPILED_KEPT = 8
 
 def core_deck(deck: Deck) -> Any:
     """The core's compiled deck for ``deck``, built from the engine's own tables (so a
-    deck copy with other points, like the book's base-points-only deck, compiles as it
-    plays) and kept while the deck lives and its tables stay the same."""
+    deck copy with other points, like the base-points-only copy the tests make,
+    compiles as it plays) and kept while the deck lives and its tables stay the same."""
     fingerprint = (deck.base, deck.bonus, deck.rules, deck.missions_to_win,
                    tuple(p.pattern for p in deck.mission_pat), tuple(p.pattern for p in deck.move_pat))
     cached = _DECKS.get(deck)

@@ -65,6 +65,7 @@ from ..engine import (
     IllegalAction,
     State,
     apply,
+    deck_for,
     sensor_draws_left,
     state_from_position,
 )
@@ -209,7 +210,7 @@ def solve_cpsat(pos: Position, time_limit: float | None = None, optimal: bool = 
                      workers if workers is not None else 1 if deterministic_time is not None
                      else WORKERS)
     t0 = budget.t0
-    deck = Deck(pos.spec, pos.rules)
+    deck = deck_for(pos.spec, pos.rules)
     start = state_from_position(deck, pos)
     rules = pos.rules.to_dict()
 

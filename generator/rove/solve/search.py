@@ -10,15 +10,12 @@ the rules engine before it is returned.
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable
 
 from ..actions import Action
-from ..engine import Deck, State, state_from_position
+from ..engine import Deck, State, deck_for, state_from_position
 from ..position import Position
 from ..replay import verify_plan
-from ..rules import Rules
-from ..spec import Spec
 from .astar import solve_mission
 from .baseline import solve_mission_bfs
 from .nodes import Budget, Limit
@@ -71,33 +68,6 @@ def solve(pos: Position, time_limit: float | None = None, max_nodes: int | None 
     return SolveResult(SOLVED, "search", pos.goal, is_optimal, tuple(plan), points, cards,
                        time.monotonic() - t0, rules, nodes=budget.nodes, abilities=abilities,
                        reason=reason, stats=stats)
-
-
-_DECKS: dict[tuple[int, Rules], tuple[weakref.ref[Spec], Deck]] = {}
-#: decks kept by ``deck_for``: a process solves positions of a few specs at most
-_DECKS_KEPT = 8
-
-
-def deck_for(spec: Spec, rules: Rules) -> Deck:
-    """The deck of ``spec`` under ``rules``, built once and shared by the solves of its
-    positions.
-
-    Building a deck and, from it, the key of the core's compiled deck (``core.core_deck``)
-    cost some 90 us, more than a short search (bench/startup.py: a 1-node solve took
-    0.23 ms in process, 0.13 ms with the deck kept).  Specs are immutable but hashed by
-    value, which costs as much as the build, so the key is the spec's identity, checked
-    through a weak reference (an id is reused once its object is gone) together with the
-    rules.  The deck is the solve's own: nothing in ``rove.solve`` changes a deck it is
-    given, so sharing it changes no answer."""
-    key = (id(spec), rules)
-    got = _DECKS.get(key)
-    if got is not None and got[0]() is spec:
-        return got[1]
-    deck = Deck(spec, rules)
-    if len(_DECKS) >= _DECKS_KEPT:
-        del _DECKS[next(iter(_DECKS))]
-    _DECKS[key] = (weakref.ref(spec), deck)
-    return deck
 
 
 def _seer(deck: Deck, start: State, nodes: int, budget: Budget, stats: dict[str, object],
