@@ -368,3 +368,52 @@ def test_a_stopped_check_names_the_signal_that_came_once(tmp_path: Path, sig: in
     lines = [line for line in err.splitlines() if "Ctrl-C" in line or "stopped by" in line]
     assert lines == [f"check: {words} before any deal was finished; no figures"], err
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- a long deck name
+
+def _chars_outside(pdf: bytes) -> list[tuple[int, str]]:
+    """(page, character) for every character of ``pdf`` whose box is not inside its page."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    found = []
+    for number, page in enumerate(doc, start=1):
+        w, h = page.get_size()
+        text = page.get_textpage()
+        for i in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(i)
+            if left < -0.5 or bottom < -0.5 or right > w + 0.5 or top > h + 0.5:
+                found.append((number, text.get_text_range(i, 1)))
+    return found
+
+
+def _page_texts(pdf: bytes) -> list[str]:
+    import pypdfium2 as pdfium
+
+    return [page.get_textpage().get_text_range() for page in pdfium.PdfDocument(pdf)]
+
+
+@pytest.mark.parametrize("preset", ["home-a4", "tts"])
+def test_a_long_deck_name_stays_on_the_cards(tmp_path: Path, preset: str) -> None:
+    """A deck's name has no length limit (docs/LIMITS.md): the stamp on every face and the
+    tts deck's hidden card cut it with an ellipsis, as the book's cover does, through the
+    same helper (the hidden card drew 2,400 characters of a 6,000-character name off the
+    card, 37 times; the stamp took 17 s to cut a name of 3,000)."""
+    from conftest import classic_data
+
+    from rove.pdf.printing import render_print, resolve_job
+    from rove.spec import load_spec
+
+    data = classic_data()
+    data["name"] = "Long deck name " * 400
+    path = tmp_path / "long.yaml"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    files = render_print(load_spec(path), resolve_job(preset, stamp=True))
+    pdfs = [pdf for pdf in (files.pdf, files.faces_pdf) if pdf is not None]
+    for pdf in pdfs:
+        assert _chars_outside(pdf) == []
+    faces = _page_texts(files.faces_pdf)
+    assert all("Long deck name Long" in t and "…" in t for t in faces), faces[0]
+    if preset == "tts":  # the hidden card: ROVE and the name's start on two lines
+        assert re.search(r"ROVE\s+Long deck name.*\s+.*name.*…", faces[-1]), faces[-1]
