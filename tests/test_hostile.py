@@ -417,3 +417,41 @@ def test_a_long_deck_name_stays_on_the_cards(tmp_path: Path, preset: str) -> Non
     assert all("Long deck name Long" in t and "…" in t for t in faces), faces[0]
     if preset == "tts":  # the hidden card: ROVE and the name's start on two lines
         assert re.search(r"ROVE\s+Long deck name.*\s+.*name.*…", faces[-1]), faces[-1]
+
+
+# --------------------------------------------------------------------------- a full disk under a folder output
+
+FOLDER_OUTPUTS = [
+    pytest.param(["cards", "-o", "c.pdf", "--png-dir", "png"], "png", id="cards-png-dir"),
+    pytest.param(["cards", "--preset", "tts", "-o", "tts"], "tts", id="cards-tts"),
+    pytest.param(["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", "ex"], "ex",
+                 id="book-export-dir"),
+]
+
+
+@pytest.mark.parametrize("args, folder", FOLDER_OUTPUTS)
+def test_a_full_disk_under_a_folder_output_names_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           fake_book: dict[str, str], args: list[str],
+                                                           folder: str) -> None:
+    """Every file written into a staged folder fails as on a full disk (a write error
+    carries no file name): it was reported as "cannot write to standard output"."""
+    from test_hardening import leftovers
+
+    real_bytes, real_text = Path.write_bytes, Path.write_text
+
+    def full(real: Callable[..., int]) -> Callable[..., int]:
+        def write(self: Path, *a: Any, **k: Any) -> int:
+            if any(".tmp" in p.name for p in self.parents):
+                raise OSError(28, "No space left on device")
+            return real(self, *a, **k)
+        return write
+
+    monkeypatch.setattr(Path, "write_bytes", full(real_bytes))
+    monkeypatch.setattr(Path, "write_text", full(real_text))
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.strip().splitlines()[-1] == (f"{folder}: cannot write into this folder: No space left on "
+                                                 "device; nothing was written"), r.output
+    assert "standard output" not in r.output and "Traceback" not in r.output
+    assert list(tmp_path.iterdir()) == [] and leftovers(tmp_path) == []

@@ -898,14 +898,15 @@ def cards(
         if files.pdf is not None:
             out.file(output, files.pdf)
         else:
-            staging = out.folder(output)
-            for fname, data in files.files.items():
-                (staging / fname).write_bytes(data)
+            with out.filling(output) as staging:
+                for fname, data in files.files.items():
+                    (staging / fname).write_bytes(data)
         written = []
         if png_dir is not None:
             from .pdf.cards import write_card_pngs
 
-            written = write_card_pngs(sp, job.opts, out.folder(png_dir))
+            with out.filling(png_dir) as staging:
+                written = write_card_pngs(sp, job.opts, staging)
         out.commit()
     done = say if as_json else typer.echo
     if job.shape == "sheets":
@@ -1074,17 +1075,17 @@ def _write_book(made: Any, output: Path, export_dir: Path | None, replace_export
             pdf_in_export = inside
     with Outputs() as out:
         if export_dir is not None:
-            staging = out.folder(export_dir, replace=replace_export)
             written = [*files, *([pdf_in_export.as_posix()] if pdf_in_export is not None else [])]
-            for name, text in {**files, MANIFEST: manifest_text(written)}.items():
-                target = staging / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8", newline="")
-            if replace_export and pdf_in_export is not None:
-                # the old folder goes as a whole: the PDF goes into the new one
-                target = staging / pdf_in_export
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+            with out.filling(export_dir, replace=replace_export) as staging:
+                for name, text in {**files, MANIFEST: manifest_text(written)}.items():
+                    target = staging / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text, encoding="utf-8", newline="")
+                if replace_export and pdf_in_export is not None:
+                    # the old folder goes as a whole: the PDF goes into the new one
+                    target = staging / pdf_in_export
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
         if not (replace_export and pdf_in_export is not None):
             out.file(output, data)
         out.commit()
