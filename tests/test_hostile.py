@@ -455,3 +455,33 @@ def test_a_full_disk_under_a_folder_output_names_the_folder(tmp_path: Path, monk
                                                  "device; nothing was written"), r.output
     assert "standard output" not in r.output and "Traceback" not in r.output
     assert list(tmp_path.iterdir()) == [] and leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- --force on a folder of other files
+
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_force_refuses_any_export_dir_holding_files_no_export_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     fake_book: dict[str, str], where: str) -> None:
+    """`--export-dir . --force` wrote into the working folder and exited 0, while a folder
+    holding an earlier export and the same files was refused: both are refused now, with
+    nothing written, and without --force the export still goes beside them."""
+    folder = tmp_path / where
+    folder.mkdir(exist_ok=True)
+    (folder / "notes.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    r = runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", where,
+                            "--force"])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.strip() == (f"{where}: --export-dir holds files no rove export wrote (notes.txt); --force "
+                                "replaces only an export's own files: leave --force out to write the export "
+                                "beside them, or give another folder (nothing was written)"), r.output
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    r = runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", where])
+    assert r.exit_code == 0, r.output
+    assert (folder / "notes.txt").read_text() == "mine" and (folder / "01-mission.yaml").exists()
+    # an empty folder has nothing to lose: --force writes into it
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "e.pdf", "--export-dir",
+                               "empty", "--force"]).exit_code == 0

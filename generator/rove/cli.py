@@ -936,7 +936,10 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
     safe only when it holds nothing but what the earlier export wrote (its manifest lists
     that): a folder holding anything else, or export files no manifest lists, is refused,
     and so is one whose replacement would take the input spec or the current folder with
-    it, or whose parent takes no new folder.  Returns whether the folder is replaced."""
+    it, or whose parent takes no new folder.  A folder with no earlier export is refused
+    with --force too when it holds anything: ``--force`` on ``.`` or on a folder of the
+    user's own files must not pass where it would be refused once an export is there.
+    Returns whether the folder is replaced."""
     from .book.build import earlier_export
 
     old = earlier_export(export_dir)
@@ -945,8 +948,16 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
         raise InputError.single(str(export_dir), None, (
             f"--export-dir already holds files of an earlier export ({_shown(old or [MANIFEST])}); "
             "give a new or empty folder, or add --force to replace that export"))
-    if not force or not export_dir.is_dir() or (not old and recorded is None):
-        return False  # nothing to replace: a new export is written beside what is there
+    if not force or not export_dir.is_dir():
+        return False  # a new export is written beside what is there
+    if not old and recorded is None:  # nothing to replace, and --force must not mean "anything"
+        foreign = foreign_entries(export_dir, set())
+        if foreign:
+            raise InputError.single(str(export_dir), None, (
+                f"--export-dir holds files no rove export wrote ({_shown(foreign)}); --force "
+                "replaces only an export's own files: leave --force out to write the export "
+                "beside them, or give another folder (nothing was written)"))
+        return False
     real = os.path.realpath(export_dir)
     for what, path in [*(("the input file", p) for p in inputs), ("the current folder", Path.cwd())]:
         if Path(os.path.relpath(os.path.realpath(path), real)).parts[:1] != (os.pardir,):
