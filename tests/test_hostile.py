@@ -485,3 +485,35 @@ def test_force_refuses_any_export_dir_holding_files_no_export_wrote(tmp_path: Pa
     empty.mkdir()
     assert runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "e.pdf", "--export-dir",
                                "empty", "--force"]).exit_code == 0
+
+
+# --------------------------------------------------------------------------- rove play's --port and --host
+
+def test_play_on_a_port_in_use_or_an_unusable_host_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port another program listens on, a host that does not resolve, and an empty host
+    (which the socket layer takes for every interface: it served there, with a warning
+    naming "" and the address http://:PORT/) are refused, exit 2, before serving."""
+    from rove.play import run
+
+    real_bind = run.bind
+
+    def bind(host: str, port: int) -> socket.socket:
+        assert host.strip(), "an empty --host reached the socket (it would serve every interface)"
+        return real_bind(host, port)
+
+    monkeypatch.setattr(run, "bind", bind)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        r = runner.invoke(app, ["play", "--deal", "1", "--no-browser", "--port", str(port)])
+        assert r.exit_code == 2, r.output
+        assert f"--port: cannot serve on 127.0.0.1 port {port}: Address already in use" in r.stderr
+    finally:
+        taken.close()
+    for host, words in (("", "--host: is empty; give an interface's address or name"),
+                        (" ", "--host: is empty"), ("nosuch.invalid", "--host: cannot serve on nosuch.invalid")):
+        r = runner.invoke(app, ["play", "--deal", "1", "--no-browser", "--host", host])
+        assert r.exit_code == 2 and words in r.stderr, (host, r.output)
+        assert "Traceback" not in r.output and "serving on" not in r.output
