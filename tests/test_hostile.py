@@ -517,3 +517,24 @@ def test_play_on_a_port_in_use_or_an_unusable_host_says_so(monkeypatch: pytest.M
         r = runner.invoke(app, ["play", "--deal", "1", "--no-browser", "--host", host])
         assert r.exit_code == 2 and words in r.stderr, (host, r.output)
         assert "Traceback" not in r.output and "serving on" not in r.output
+
+
+# --------------------------------------------------------------------------- rove solve's default budgets
+
+def test_solve_budgets_are_the_defaults_and_a_huge_time_limit_lifts_none(dealt: Path) -> None:
+    """`rove solve DEAL --time-limit 1e308` ran past a minute at 645 MB: what bounds it is
+    the node limit, whose default lives with the other budgets in rove.defaults (and
+    docs/LIMITS.md says its memory); the time limit lifts none of it."""
+    from rove import defaults
+
+    command = typer.main.get_command(app).commands["solve"]  # type: ignore[attr-defined]
+    given = {p.name: p.default for p in command.params}
+    assert (given["node_limit"], given["seer_node_limit"]) == (defaults.SOLVE_NODES, defaults.SEER_NODES)
+    limits = Path(__file__).parents[1] / "docs" / "LIMITS.md"
+    assert "`defaults.SOLVE_NODES`" in limits.read_text(encoding="utf-8")
+    for seer in (0, 500):
+        r = runner.invoke(app, ["solve", str(dealt), "--time-limit", "1e308", "--node-limit", "300",
+                                "--seer-node-limit", str(seer), "--json"])
+        assert r.exit_code == 3, r.output
+        got = json.loads(r.stdout)
+        assert got["status"] == "unknown" and got["plan"] is None and got["nodes"] <= 300 + seer + 1, got

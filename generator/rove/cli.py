@@ -34,6 +34,8 @@ from .defaults import (
     CHECK_TIME_LIMIT,
     EXPERT_GAME_NODES,
     QUICK_SEARCH_NODES,
+    SEER_NODES,
+    SOLVE_NODES,
 )
 from .errors import InputError, SolverBug
 from .outputs import (
@@ -57,16 +59,6 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
-SOLVE_NODES = 10_000_000
-"""``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
-about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
-SEER_NODES = 8_000_000
-"""The seer's default nodes a deal in ``rove solve`` (``rove check`` starts with 5,000,000 and
-climbs only on request, ``rove.check.options``): every deal
-that 2,000,000 left unknown on bench/decks/b01.yaml (5 of 80) and on the bundled deck's
-first 40 a difficulty (2 of 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one
-core).  The price is on decks whose deals it cannot win (bench/decks/f35.yaml), where it
-spends all of them."""
 MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
@@ -346,7 +338,7 @@ def solve(
     optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     node_limit: Annotated[int, typer.Option(help="Search nodes (search engine); when reached the answer is "
-                                                 "'unknown' (exit 3). Memory grows about 50 bytes a node.",
+                                                 "'unknown' (exit 3). Memory grows about 100 bytes a node.",
                                             min=1, max=MAX_NODES)] = SOLVE_NODES,
     seer_node_limit: Annotated[int, typer.Option(help="goal: game: nodes for the seer, which looks for a win "
                                                       "where the exact search stopped at --node-limit (0: no "
