@@ -424,6 +424,24 @@ def test_a_long_deck_name_stays_on_the_cards(tmp_path: Path, preset: str) -> Non
         assert re.search(r"ROVE\s+Long deck name.*\s+.*name.*…", faces[-1]), faces[-1]
 
 
+def test_a_long_deck_name_stays_on_the_check_report(tmp_path: Path) -> None:
+    """The report's footer printed the whole name on every page (2,878 characters of a
+    3,000-character name off each page); it and the title are cut with an ellipsis."""
+    from conftest import classic_data
+
+    data = classic_data()
+    data["name"] = "Long deck name " * 400
+    spec = tmp_path / "long.yaml"
+    spec.write_text(json.dumps(data), encoding="utf-8")
+    r = runner.invoke(app, ["check", str(spec), "--deals", "1", "--starts", "0", "--jobs", "1", "--report",
+                            str(tmp_path / "r.pdf")])
+    assert r.exit_code in (0, 3), r.output
+    pdf = (tmp_path / "r.pdf").read_bytes()
+    assert _chars_outside(pdf) == []
+    texts = _page_texts(pdf)
+    assert all(re.search(r"rove check - Long deck name.*…", t) for t in texts), texts[-1][-300:]
+
+
 # --------------------------------------------------------------------------- a full disk under a folder output
 
 FOLDER_OUTPUTS = [
