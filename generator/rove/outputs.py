@@ -231,8 +231,8 @@ class Outputs:
 
         with Outputs() as out:
             out.file(path, data)
-            staging = out.folder(png_dir)  # write the folder's files into `staging`
-            ...
+            with out.filling(png_dir) as staging:  # write the folder's files into `staging`
+                ...
             out.commit()
 
     Leaving the block without ``commit`` (an error, Ctrl-C) removes everything staged.
