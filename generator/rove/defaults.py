@@ -32,7 +32,8 @@ CHECK_THOUGHTFUL_DEALS = 30
 #: ``rove solve``'s default node budget of the whole-deal search (``--node-limit``): it
 #: keeps about 100 bytes a node, so the default bounds a solve to about two minutes of one
 #: core and 1.1 GB (1,091,332 kB peak resident, 111 s of CPU, with --optimal on deal seed 1
-#: of the bundled deck, which runs to the limit; docs/LIMITS.md)
+#: of the bundled deck, which runs to the limit; with the seer's nodes after it, 1,132,460 kB
+#: and 126 s on a bench/decks/f35.yaml deal that spends both; docs/LIMITS.md)
 SOLVE_NODES = 10_000_000
 #: the seer's default nodes a deal in ``rove solve`` (``--seer-node-limit``), spent only
 #: where the exact search stopped at its limit: every deal that 2,000,000 left unknown on
