@@ -7,7 +7,12 @@ kept list of cases a probe found failing, run by the default suite.
 * ``FOREIGN_REQUESTS``: requests another site's page (or a rebound DNS name) can make;
 * ``FIFO_COMMANDS``: commands given a named pipe nobody writes;
 * ``FLOAT_OPTIONS``: every float option of every command, given a number that is not
-  finite (found by walking the Click app, so a new option cannot slip by).
+  finite (found by walking the Click app, so a new option cannot slip by);
+* ``FOLDER_OUTPUTS``: every folder output, its files' writes failing as on a full disk;
+
+and single cases: a long deck name on the cards, ``--force`` on a folder of other files,
+``rove play``'s ``--port`` and ``--host``, ``rove solve``'s default budgets, two runs
+writing one ``--report``.
 """
 
 from __future__ import annotations
@@ -368,3 +373,234 @@ def test_a_stopped_check_names_the_signal_that_came_once(tmp_path: Path, sig: in
     lines = [line for line in err.splitlines() if "Ctrl-C" in line or "stopped by" in line]
     assert lines == [f"check: {words} before any deal was finished; no figures"], err
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- a long deck name
+
+def _chars_outside(pdf: bytes) -> list[tuple[int, str]]:
+    """(page, character) for every character of ``pdf`` whose box is not inside its page."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    found = []
+    for number, page in enumerate(doc, start=1):
+        w, h = page.get_size()
+        text = page.get_textpage()
+        for i in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(i)
+            if left < -0.5 or bottom < -0.5 or right > w + 0.5 or top > h + 0.5:
+                found.append((number, text.get_text_range(i, 1)))
+    return found
+
+
+def _page_texts(pdf: bytes) -> list[str]:
+    import pypdfium2 as pdfium
+
+    return [page.get_textpage().get_text_range() for page in pdfium.PdfDocument(pdf)]
+
+
+@pytest.mark.parametrize("preset", ["home-a4", "tts"])
+def test_a_long_deck_name_stays_on_the_cards(tmp_path: Path, preset: str) -> None:
+    """A deck's name has no length limit (docs/LIMITS.md): the stamp on every face and the
+    tts deck's hidden card cut it with an ellipsis, as the book's cover does, through the
+    same helper (the hidden card drew 2,400 characters of a 6,000-character name off the
+    card, 37 times; the stamp took 17 s to cut a name of 3,000)."""
+    from conftest import classic_data
+
+    from rove.pdf.printing import render_print, resolve_job
+    from rove.spec import load_spec
+
+    data = classic_data()
+    data["name"] = "Long deck name " * 400
+    path = tmp_path / "long.yaml"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    files = render_print(load_spec(path), resolve_job(preset, stamp=True))
+    pdfs = [pdf for pdf in (files.pdf, files.faces_pdf) if pdf is not None]
+    for pdf in pdfs:
+        assert _chars_outside(pdf) == []
+    faces = _page_texts(files.faces_pdf)
+    assert all("Long deck name Long" in t and "…" in t for t in faces), faces[0]
+    if preset == "tts":  # the hidden card: ROVE and the name's start on two lines
+        assert re.search(r"ROVE\s+Long deck name.*\s+.*name.*…", faces[-1]), faces[-1]
+
+
+def test_a_long_deck_name_stays_on_the_check_report(tmp_path: Path) -> None:
+    """The report's footer printed the whole name on every page (2,878 characters of a
+    3,000-character name off each page); it and the title are cut with an ellipsis."""
+    from conftest import classic_data
+
+    data = classic_data()
+    data["name"] = "Long deck name " * 400
+    spec = tmp_path / "long.yaml"
+    spec.write_text(json.dumps(data), encoding="utf-8")
+    r = runner.invoke(app, ["check", str(spec), "--deals", "1", "--starts", "0", "--jobs", "1", "--report",
+                            str(tmp_path / "r.pdf")])
+    assert r.exit_code in (0, 3), r.output
+    pdf = (tmp_path / "r.pdf").read_bytes()
+    assert _chars_outside(pdf) == []
+    texts = _page_texts(pdf)
+    assert all(re.search(r"rove check - Long deck name.*…", t) for t in texts), texts[-1][-300:]
+
+
+# --------------------------------------------------------------------------- a full disk under a folder output
+
+FOLDER_OUTPUTS = [
+    pytest.param(["cards", "-o", "c.pdf", "--png-dir", "png"], "png", id="cards-png-dir"),
+    pytest.param(["cards", "--preset", "tts", "-o", "tts"], "tts", id="cards-tts"),
+    pytest.param(["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", "ex"], "ex",
+                 id="book-export-dir"),
+]
+
+
+@pytest.mark.parametrize("args, folder", FOLDER_OUTPUTS)
+def test_a_full_disk_under_a_folder_output_names_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           fake_book: dict[str, str], args: list[str],
+                                                           folder: str) -> None:
+    """Every file written into a staged folder fails as on a full disk (a write error
+    carries no file name): it was reported as "cannot write to standard output"."""
+    from test_hardening import leftovers
+
+    real_bytes, real_text = Path.write_bytes, Path.write_text
+
+    def full(real: Callable[..., int]) -> Callable[..., int]:
+        def write(self: Path, *a: Any, **k: Any) -> int:
+            if any(".tmp" in p.name for p in self.parents):
+                raise OSError(28, "No space left on device")
+            return real(self, *a, **k)
+        return write
+
+    monkeypatch.setattr(Path, "write_bytes", full(real_bytes))
+    monkeypatch.setattr(Path, "write_text", full(real_text))
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.strip().splitlines()[-1] == (f"{folder}: cannot write into this folder: No space left on "
+                                                 "device; nothing was written"), r.output
+    assert "standard output" not in r.output and "Traceback" not in r.output
+    assert list(tmp_path.iterdir()) == [] and leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- --force on a folder of other files
+
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_force_refuses_any_export_dir_holding_files_no_export_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     fake_book: dict[str, str], where: str) -> None:
+    """`--export-dir . --force` wrote into the working folder and exited 0, while a folder
+    holding an earlier export and the same files was refused: both are refused now, with
+    nothing written, and without --force the export still goes beside them."""
+    folder = tmp_path / where
+    folder.mkdir(exist_ok=True)
+    (folder / "notes.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    r = runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", where,
+                            "--force"])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.strip() == (f"{where}: --export-dir holds files no rove export wrote (notes.txt); --force "
+                                "replaces only an export's own files: leave --force out to write the export "
+                                "beside them, or give another folder (nothing was written)"), r.output
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    r = runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "b.pdf", "--export-dir", where])
+    assert r.exit_code == 0, r.output
+    assert (folder / "notes.txt").read_text() == "mine" and (folder / "01-mission.yaml").exists()
+    # an empty folder has nothing to lose: --force writes into it
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert runner.invoke(app, ["book", "--spec", "classic", "--count", "1", "-o", "e.pdf", "--export-dir",
+                               "empty", "--force"]).exit_code == 0
+
+
+# --------------------------------------------------------------------------- rove play's --port and --host
+
+def test_play_on_a_port_in_use_or_an_unusable_host_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port another program listens on, a host that does not resolve, and an empty host
+    (which the socket layer takes for every interface: it served there, with a warning
+    naming "" and the address http://:PORT/) are refused, exit 2, before serving."""
+    from rove.play import run
+
+    real_bind = run.bind
+
+    def bind(host: str, port: int) -> socket.socket:
+        assert host.strip(), "an empty --host reached the socket (it would serve every interface)"
+        return real_bind(host, port)
+
+    monkeypatch.setattr(run, "bind", bind)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        r = runner.invoke(app, ["play", "--deal", "1", "--no-browser", "--port", str(port)])
+        assert r.exit_code == 2, r.output
+        assert f"--port: cannot serve on 127.0.0.1 port {port}: Address already in use" in r.stderr
+    finally:
+        taken.close()
+    for host, words in (("", "--host: is empty; give an interface's address or name"),
+                        (" ", "--host: is empty"), ("nosuch.invalid", "--host: cannot serve on nosuch.invalid")):
+        r = runner.invoke(app, ["play", "--deal", "1", "--no-browser", "--host", host])
+        assert r.exit_code == 2 and words in r.stderr, (host, r.output)
+        assert "Traceback" not in r.output and "serving on" not in r.output
+
+
+# --------------------------------------------------------------------------- rove solve's default budgets
+
+def test_solve_budgets_are_the_defaults_and_a_huge_time_limit_lifts_none(dealt: Path) -> None:
+    """`rove solve DEAL --time-limit 1e308` ran past a minute at 645 MB: what bounds it is
+    the node limit, whose default lives with the other budgets in rove.defaults (and
+    docs/LIMITS.md says its memory); the time limit lifts none of it."""
+    from rove import defaults
+
+    command = typer.main.get_command(app).commands["solve"]  # type: ignore[attr-defined]
+    given = {p.name: p.default for p in command.params}
+    assert (given["node_limit"], given["seer_node_limit"]) == (defaults.SOLVE_NODES, defaults.SEER_NODES)
+    limits = Path(__file__).parents[1] / "docs" / "LIMITS.md"
+    assert "`defaults.SOLVE_NODES`" in limits.read_text(encoding="utf-8")
+    for seer in (0, 500):
+        r = runner.invoke(app, ["solve", str(dealt), "--time-limit", "1e308", "--node-limit", "300",
+                                "--seer-node-limit", str(seer), "--json"])
+        assert r.exit_code == 3, r.output
+        got = json.loads(r.stdout)
+        assert got["status"] == "unknown" and got["plan"] is None and got["nodes"] <= 300 + seer + 1, got
+
+
+# --------------------------------------------------------------------------- two runs, one --report
+
+def test_two_runs_writing_one_report_leave_the_last_whole(tmp_path: Path) -> None:
+    """Run A has its report staged and waits; run B writes the same --report whole; A then
+    puts its own in place: both exit 0, and the file is A's report, byte for byte (the
+    last to finish wins whole, never a mix), with no temporary file left."""
+    import sys
+
+    from test_hardening import leftovers
+    from test_reliability import HARNESS
+
+    check = ["check", "classic", "--deals", "2", "--starts", "0", "--jobs", "1"]
+    alone = subprocess.run([rove_script(), *check, "--seed", "1", "--report", "a-alone.pdf"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr
+    a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *check, "--seed", "1", "--report", "r.pdf"],
+                         cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    assert a.stdin is not None and a.stderr is not None
+    try:
+        err_a = []
+        for line in a.stderr:  # until A is ready to put its report in place
+            err_a.append(line)
+            if line.strip() == "READY":
+                break
+        assert err_a and err_a[-1].strip() == "READY", "".join(err_a)
+        b = subprocess.run([rove_script(), *check, "--seed", "2", "--report", "r.pdf"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+        assert b.returncode == 0, b.stderr
+        of_b = (tmp_path / "r.pdf").read_bytes()
+        a.stdin.write("go\n")
+        a.stdin.close()
+        rest = a.stderr.read()
+        assert a.wait(timeout=120) == 0, rest
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+    report = (tmp_path / "r.pdf").read_bytes()
+    assert report == (tmp_path / "a-alone.pdf").read_bytes() and report != of_b
+    assert leftovers(tmp_path) == []

@@ -34,6 +34,8 @@ from .defaults import (
     CHECK_TIME_LIMIT,
     EXPERT_GAME_NODES,
     QUICK_SEARCH_NODES,
+    SEER_NODES,
+    SOLVE_NODES,
 )
 from .errors import InputError, SolverBug
 from .outputs import (
@@ -57,16 +59,6 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of our output went away (`ro
 
 MAX_DEALS = 100_000
 """Most deals per difficulty ``rove check`` takes (docs/LIMITS.md)."""
-SOLVE_NODES = 10_000_000
-"""``rove solve``'s default node budget: a few minutes and under 1 GB (the search keeps
-about 50 bytes a node: 0.57 GB at 8 million, measured with --optimal on a bundled deal)."""
-SEER_NODES = 8_000_000
-"""The seer's default nodes a deal in ``rove solve`` (``rove check`` starts with 5,000,000 and
-climbs only on request, ``rove.check.options``): every deal
-that 2,000,000 left unknown on bench/decks/b01.yaml (5 of 80) and on the bundled deck's
-first 40 a difficulty (2 of 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one
-core).  The price is on decks whose deals it cannot win (bench/decks/f35.yaml), where it
-spends all of them."""
 MAX_NODES = 10**12
 """Largest node limit an option takes: days of search, and far inside what the search
 core counts in (a 64-bit integer; 10^20 used to end in an OverflowError)."""
@@ -346,7 +338,7 @@ def solve(
     optimal: Annotated[bool, typer.Option(help="For goal: game, find the win that spends fewest points.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     node_limit: Annotated[int, typer.Option(help="Search nodes (search engine); when reached the answer is "
-                                                 "'unknown' (exit 3). Memory grows about 50 bytes a node.",
+                                                 "'unknown' (exit 3). Memory grows about 100 bytes a node.",
                                             min=1, max=MAX_NODES)] = SOLVE_NODES,
     seer_node_limit: Annotated[int, typer.Option(help="goal: game: nodes for the seer, which looks for a win "
                                                       "where the exact search stopped at --node-limit (0: no "
@@ -883,14 +875,15 @@ def _write_cards(sp: Any, job: Any, files: Any, output: Path, png_dir: Path | No
         if files.pdf is not None:
             out.file(output, files.pdf)
         else:
-            staging = out.folder(output)
-            for fname, data in files.files.items():
-                (staging / fname).write_bytes(data)
+            with out.filling(output) as staging:
+                for fname, data in files.files.items():
+                    (staging / fname).write_bytes(data)
         written = []
         if png_dir is not None:
             from .pdf.cards import write_card_pngs
 
-            written = write_card_pngs(sp, job.opts, out.folder(png_dir))
+            with out.filling(png_dir) as staging:
+                written = write_card_pngs(sp, job.opts, staging)
         out.commit()
     if job.shape == "sheets":
         from .pdf.cards import cards_per_page, plan_pages
@@ -915,7 +908,10 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
     safe only when it holds nothing but what the earlier export wrote (its manifest lists
     that): a folder holding anything else, or export files no manifest lists, is refused,
     and so is one whose replacement would take the input spec or the current folder with
-    it, or whose parent takes no new folder.  Returns whether the folder is replaced."""
+    it, or whose parent takes no new folder.  A folder with no earlier export is refused
+    with --force too when it holds anything: ``--force`` on ``.`` or on a folder of the
+    user's own files must not pass where it would be refused once an export is there.
+    Returns whether the folder is replaced."""
     from .book.build import earlier_export
 
     old = earlier_export(export_dir)
@@ -924,8 +920,16 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
         raise InputError.single(str(export_dir), None, (
             f"--export-dir already holds files of an earlier export ({listed(old or [MANIFEST])}); "
             "give a new or empty folder, or add --force to replace that export"))
-    if not force or not export_dir.is_dir() or (not old and recorded is None):
-        return False  # nothing to replace: a new export is written beside what is there
+    if not force or not export_dir.is_dir():
+        return False  # a new export is written beside what is there
+    if not old and recorded is None:  # nothing to replace, and --force must not mean "anything"
+        foreign = foreign_entries(export_dir, set())
+        if foreign:
+            raise InputError.single(str(export_dir), None, (
+                f"--export-dir holds files no rove export wrote ({_shown(foreign)}); --force "
+                "replaces only an export's own files: leave --force out to write the export "
+                "beside them, or give another folder (nothing was written)"))
+        return False
     real = os.path.realpath(export_dir)
     for what, path in [*(("the input file", p) for p in inputs), ("the current folder", Path.cwd())]:
         if Path(os.path.relpath(os.path.realpath(path), real)).parts[:1] != (os.pardir,):
@@ -1054,17 +1058,17 @@ def _write_book(made: Any, output: Path, export_dir: Path | None, replace_export
             pdf_in_export = inside
     with Outputs() as out:
         if export_dir is not None:
-            staging = out.folder(export_dir, replace=replace_export)
             written = [*files, *([pdf_in_export.as_posix()] if pdf_in_export is not None else [])]
-            for name, text in {**files, MANIFEST: manifest_text(written)}.items():
-                target = staging / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8", newline="")
-            if replace_export and pdf_in_export is not None:
-                # the old folder goes as a whole: the PDF goes into the new one
-                target = staging / pdf_in_export
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+            with out.filling(export_dir, replace=replace_export) as staging:
+                for name, text in {**files, MANIFEST: manifest_text(written)}.items():
+                    target = staging / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text, encoding="utf-8", newline="")
+                if replace_export and pdf_in_export is not None:
+                    # the old folder goes as a whole: the PDF goes into the new one
+                    target = staging / pdf_in_export
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
         if not (replace_export and pdf_in_export is not None):
             out.file(output, data)
         out.commit()

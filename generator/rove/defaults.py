@@ -29,3 +29,15 @@ CHECK_MAX_DEALS = 200
 #: deals a difficulty the thoughtful player plays in a sequential ``rove check``
 #: (``--thoughtful-deals``; with ``--deals N`` it plays all N)
 CHECK_THOUGHTFUL_DEALS = 30
+#: ``rove solve``'s default node budget of the whole-deal search (``--node-limit``): it
+#: keeps about 100 bytes a node, so the default bounds a solve to about two minutes of one
+#: core and 1.1 GB (1,091,332 kB peak resident, 111 s of CPU, with --optimal on deal seed 1
+#: of the bundled deck, which runs to the limit; with the seer's nodes after it, 1,132,460 kB
+#: and 126 s on a bench/decks/f35.yaml deal that spends both; docs/LIMITS.md)
+SOLVE_NODES = 10_000_000
+#: the seer's default nodes a deal in ``rove solve`` (``--seer-node-limit``), spent only
+#: where the exact search stopped at its limit: every deal that 2,000,000 left unknown on
+#: bench/decks/b01.yaml (5 of 80) and on the bundled deck's first 40 a difficulty (2 of
+#: 120) it wins with 2.1 to 7.6 million (6 to 27 s each, one core); on decks whose deals
+#: it cannot win (bench/decks/f35.yaml) it spends all of them
+SEER_NODES = 8_000_000

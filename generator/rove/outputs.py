@@ -231,8 +231,8 @@ class Outputs:
 
         with Outputs() as out:
             out.file(path, data)
-            staging = out.folder(png_dir)  # write the folder's files into `staging`
-            ...
+            with out.filling(png_dir) as staging:  # write the folder's files into `staging`
+                ...
             out.commit()
 
     Leaving the block without ``commit`` (an error, Ctrl-C) removes everything staged.
@@ -311,6 +311,22 @@ class Outputs:
         except OSError as exc:
             raise _refuse(path, f"cannot write: {exc.strerror or exc}; nothing was written") from None
         return tmp
+
+    @contextlib.contextmanager
+    def filling(self, path: Path, replace: bool = False) -> Iterator[Path]:
+        """``folder(path, replace)`` for the block that writes the folder's files: a write
+        there that fails (a full disk, a quota) is refused naming the folder as the user
+        gave it, not taken for standard output (a write error carries no file name)."""
+        staging = self.folder(path, replace)
+        try:
+            yield staging
+        except OSError as exc:
+            where = ""
+            if exc.filename is not None:
+                with contextlib.suppress(ValueError):
+                    where = f" {Path(os.fsdecode(exc.filename)).relative_to(staging).as_posix()}"
+            raise _refuse(path, f"cannot write{where or ' into this folder'}: {exc.strerror or exc}; nothing "
+                                "was written") from None
 
     def _raced(self) -> None:
         """Refuse (InputError) to put a folder into place when another run has written

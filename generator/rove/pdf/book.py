@@ -29,7 +29,17 @@ from ..replay import states_along
 from ..spec import Arrow, Card, Module, Pattern, Spec
 from ..words import plural
 from .cards import ABILITY_TEXT, MISSION_ACCENT, MODULE_ACCENT, MOVEMENT_ACCENT
-from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
+from .fonts import (
+    FONT,
+    FONT_BOLD,
+    FONT_ITALIC,
+    clip_text,
+    fit_lines,
+    fit_size,
+    register_fonts,
+    text_width,
+    wrap_text,
+)
 from .glyphs import INK, KIND_LEGEND, MIN_TEXT, draw_arrow, draw_compass, draw_legend, draw_pattern, legend_height
 
 MM = 72.0 / 25.4
@@ -1616,22 +1626,6 @@ def action_words(a: Action, spec: Spec) -> str:
     if ability == "sensor":
         return lead + "draw a card."
     return lead.rstrip(": ") + "."
-
-
-def fit_size(text: str, font: str, size: float, width: float, smallest: float) -> float:
-    """The largest font size from ``size`` down to ``smallest`` at which ``text`` fits in
-    ``width`` (``smallest`` when none does)."""
-    w = text_width(text, font, size)
-    return size if w <= width else max(smallest, size * width / w)
-
-
-def clip_text(text: str, font: str, size: float, width: float) -> str:
-    """``text``, cut with an ellipsis to fit ``width`` when it does not."""
-    if text_width(text, font, size) <= width:
-        return text
-    while text and text_width(text + "…", font, size) > width:
-        text = text[:-1]
-    return text.rstrip() + "…"
 
 
 def _dirs_text(dirs: Sequence[Direction]) -> str:

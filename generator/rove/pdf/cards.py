@@ -57,7 +57,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..spec import Card, Module, Spec
 from ..titles import DESIGN_W, TITLE_LEADING, mission_title_fit, module_name_fit, spent_tag_w
-from .fonts import FONT, FONT_BOLD, FONT_ITALIC, fit_lines, register_fonts, text_width, wrap_text
+from .fonts import FONT, FONT_BOLD, FONT_ITALIC, clip_text, fit_lines, register_fonts, text_width, wrap_text
 from .glyphs import (
     INK,
     KIND_LEGEND,
@@ -626,11 +626,9 @@ def _draw_stamp(c: Canvas, box: _Box, text: str, scale: float = 1.0) -> None:
     Never under MIN_TEXT on paper (``scale``: pt per design unit); a line too long for the
     card at that size is cut with an ellipsis."""
     size = max(STAMP_SIZE, MIN_TEXT / scale)
-    while len(text) > 1 and text_width(text, FONT, size) > box.W - 24:
-        text = text[:-2].rstrip() + "…"
     c.setFillColor(STAMP_INK)
     c.setFont(FONT, size)
-    c.drawCentredString(box.W / 2, 3.0, text)
+    c.drawCentredString(box.W / 2, 3.0, clip_text(text, FONT, size, box.W - 24))
 
 
 def _paint_hidden(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> None:
@@ -640,6 +638,9 @@ def _paint_hidden(c: Canvas, box: _Box, face: Face, names: dict[str, str]) -> No
     c.setFont(FONT_BOLD, 34)
     c.drawCentredString(box.W / 2, box.H / 2 + 4, "ROVE")
     size, lines = fit_lines(face.title, FONT, box.W - 40, 40, 10, 6, max_lines=2)
+    if len(lines) > 2:  # a deck name too long for two lines: the second ends in an ellipsis
+        lines = [lines[0], " ".join(lines[1:])]
+    lines = [clip_text(line, FONT, size, box.W - 40) for line in lines]
     c.setFont(FONT, size)
     for i, line in enumerate(lines):
         c.drawCentredString(box.W / 2, box.H / 2 - 18 - i * size * 1.2, line)

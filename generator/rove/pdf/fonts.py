@@ -63,3 +63,29 @@ def fit_lines(
     """
     return fit(text, width, height, max_size, min_size, lambda s, z: text_width(s, font, z),
                leading=leading, max_lines=max_lines)
+
+
+def fit_size(text: str, font: str, size: float, width: float, smallest: float) -> float:
+    """The largest font size from ``size`` down to ``smallest`` at which ``text`` fits in
+    ``width`` (``smallest`` when none does)."""
+    w = text_width(text, font, size)
+    return size if w <= width else max(smallest, size * width / w)
+
+
+def clip_text(text: str, font: str, size: float, width: float) -> str:
+    """``text``, cut with an ellipsis to fit ``width`` when it does not.
+
+    A deck's name has no length limit (docs/LIMITS.md), and it is printed on the book's
+    cover and on every card's stamp: the text is measured a character at a time only as
+    far as the cut, so a name of 300,000 characters costs what its first line does (the
+    font has no kerning: a string is as wide as its characters together)."""
+    ellipsis = "\u2026"
+    room = width - text_width(ellipsis, font, size)
+    used, cut = 0.0, -1  # cut: the longest prefix that leaves room for the ellipsis
+    for i, ch in enumerate(text):
+        used += text_width(ch, font, size)
+        if cut < 0 and used > room + 1e-6:
+            cut = i
+        if used > width + 1e-6:
+            return text[:max(cut, 0)].rstrip() + ellipsis
+    return text

@@ -41,7 +41,7 @@ from ..check.report import (
     tried_sentence,
     unknown_sentences,
 )
-from .fonts import FONT, FONT_BOLD, register_fonts
+from .fonts import FONT, FONT_BOLD, clip_text, register_fonts, text_width
 
 PAGE = A4
 MARGIN = 16 * mm
@@ -263,8 +263,10 @@ def render_report_pdf(report: CheckReport) -> bytes:
         canvas.saveState()
         canvas.setFont(FONT, 7)
         canvas.setFillColor(colors.HexColor("#666666"))
-        canvas.drawString(MARGIN, MARGIN / 2, f"rove check - {spec['name']}")
-        canvas.drawRightString(PAGE[0] - MARGIN, MARGIN / 2, f"page {doc_.page}")
+        number = f"page {doc_.page}"
+        room = PAGE[0] - 2 * MARGIN - text_width(number, FONT, 7) - 12  # a deck name may be long
+        canvas.drawString(MARGIN, MARGIN / 2, clip_text(f"rove check - {spec['name']}", FONT, 7, room))
+        canvas.drawRightString(PAGE[0] - MARGIN, MARGIN / 2, number)
         canvas.restoreState()
 
     doc.build(story, onFirstPage=footer, onLaterPages=footer)
@@ -280,7 +282,9 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
     limit = ("no time limit" if opts["time_limit"] is None else
              f"time limit {opts['time_limit']:g} s per solve (safety net)")
     return [
-        Paragraph(f"rove check: {_esc(spec['name'])}", st["title"]),
+        # a deck's name has no length limit: about three lines of the title at most
+        Paragraph(_esc(clip_text(f"rove check: {spec['name']}", FONT_BOLD, st["title"].fontSize,
+                                 2.5 * (PAGE[0] - 2 * MARGIN))), st["title"]),
         Paragraph(
             f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
             f"missions to win. {_deals_said(opts)} per difficulty "

@@ -100,6 +100,10 @@ def run_play(opts: PlayOptions, say: Callable[[str], None]) -> None:
     The socket is bound, and the browser sent to it, before the web stack is imported
     and the session built: the browser starts while they load, and its first request
     waits in the socket's queue, so the page appears as soon as both are ready."""
+    if not opts.host.strip():  # the socket layer takes "" for every interface, unwarned
+        raise InputError.single("--host", None, (
+            "is empty; give an interface's address or name (127.0.0.1, the default, serves "
+            "this machine only; 0.0.0.0 serves every interface)"))
     book = book_of(opts)
     started = book.started(book.puzzles[0].number, opts.open_deck) if book else started_from(opts)
     try:
