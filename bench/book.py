@@ -8,9 +8,10 @@ puzzles spread over missions, grades and kinds.
 Every (size, jobs) book is made in a fresh interpreter of its own session (through
 ``rove.book.build.make_book``, as ``rove book --export-dir`` makes it), watched from here
 through ``/proc``: the wall time, the CPU time (user + sys) of the process and its
-workers, and the peak resident size of the largest process (and of all of them
-together).  Inside, the phases are timed where they run: the candidates (generating and
-proving Mission in N, hand puzzles and campaigns), the uniqueness counts, the verified
+workers, and the peak resident size of the largest process, of all of them together, and
+of the main process alone (the one that selects the puzzles and lays out the book).
+Inside, the phases are timed where they run: the candidates (generating and proving
+Mission in N, hand puzzles and campaigns), the uniqueness counts, the verified
 deals, the worked example, and the layout (the PDF, with the reader's-deck check and the
 hints re-proved) and export.  At 2 jobs a phase's time is the wall time the executor
 took for it.  Prints one row per book (with ``--repeat``, the run of median wall time
@@ -92,10 +93,11 @@ def _session_procs(sid: int) -> list[int]:
     return out
 
 
-def _watch(pid: int) -> tuple[float, int, int]:
-    """(cpu seconds, peak kB of the largest process, sum of the processes' peaks) of the
-    session ``pid`` leads, polled until its leader ends (a worker's last half second of
-    CPU may be missed)."""
+def _watch(pid: int) -> tuple[float, int, int, int]:
+    """(cpu seconds, peak kB of the largest process, sum of the processes' peaks, peak kB
+    of the leader, the process that selects and lays out the book) of the session
+    ``pid`` leads, polled until its leader ends (a worker's last half second of CPU may
+    be missed)."""
     tick = os.sysconf("SC_CLK_TCK")
     cpu: dict[int, float] = {}
     peak: dict[int, int] = {}
@@ -118,7 +120,7 @@ def _watch(pid: int) -> tuple[float, int, int]:
         if done:
             break
         time.sleep(0.5)
-    return sum(cpu.values()), max(peak.values(), default=0), sum(peak.values())
+    return sum(cpu.values()), max(peak.values(), default=0), sum(peak.values()), peak.get(pid, 0)
 
 
 def run_one(size: int, jobs: int, seed: int, spec: str) -> dict:
@@ -126,13 +128,14 @@ def run_one(size: int, jobs: int, seed: int, spec: str) -> dict:
         t = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", CHILD, str(size), str(jobs), str(seed), spec],
                                 stdout=out, start_new_session=True)
-        cpu, peak, peaks = _watch(proc.pid)
+        cpu, peak, peaks, main = _watch(proc.pid)
         wall = time.perf_counter() - t
         proc.returncode = 0
         out.seek(0)
         text = out.read()
     row = json.loads(text.strip().splitlines()[-1])
-    row.update(size=size, jobs=jobs, cpu=cpu, peak_kb=peak, peaks_kb=peaks, wall_outside=wall)
+    row.update(size=size, jobs=jobs, cpu=cpu, peak_kb=peak, peaks_kb=peaks, main_kb=main,
+               wall_outside=wall)
     return row
 
 
@@ -211,8 +214,8 @@ def main() -> None:
     jobs = [int(x) for x in args.jobs.split(",")]
     print(f"rove book on {args.spec}, seed {args.seed}; {os.cpu_count()} cores seen "
           "(figures from a shared machine are noisy)")
-    head = f"{'puzzles':>7} {'jobs':>4} {'made':>4} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'all MB':>7}  " + \
-        " ".join(f"{p:>10}" for p in PHASES)
+    head = (f"{'puzzles':>7} {'jobs':>4} {'made':>4} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'all MB':>7} "
+            f"{'main MB':>7}  " + " ".join(f"{p:>10}" for p in PHASES))
     print(head)
     rows = []
     for size in sizes:
@@ -221,7 +224,8 @@ def main() -> None:
             rows.append(r)
             ph = " ".join(f"{r['phases'].get(p, 0.0):10.1f}" for p in PHASES)
             print(f"{size:>7} {j:>4} {r['puzzles']:>4} {r['wall']:8.1f} {r['cpu']:8.1f} "
-                  f"{r['peak_kb'] / 1024:8.0f} {r['peaks_kb'] / 1024:7.0f}  {ph}", flush=True)
+                  f"{r['peak_kb'] / 1024:8.0f} {r['peaks_kb'] / 1024:7.0f} {r['main_kb'] / 1024:7.0f}  {ph}",
+                  flush=True)
             if args.json:
                 print(json.dumps(r))
     for size in sizes:
