@@ -451,7 +451,7 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
     new and passes the quota, trying up to ATTEMPTS["deal"] of them; the slots are decided
     in order, one by one.  The budget is the book's, that many a deal asked: the slots
     left empty then try on (``seed:s:6``, ...) in slot order while it lasts.  A slot alone
-    fails often enough (an impossible deal is lost or undecided about one time in three)
+    fails often enough (an impossible deal is lost or undecided about seven times in ten)
     that a fixed few tries a slot left big books short: 2 of the 55 slots of a book of 365.
 
     The deals are proven ahead, in rounds on the executor: the next candidate of the slot
