@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,81 @@ def test_a_short_book_names_the_limit_that_binds() -> None:
     assert build.binding_limit(t, 10).endswith("the variety rule's book cap")
     t.tried = 40  # stopped before the budget: only the caps can have refused the spares
     assert build.binding_limit(t, 10).endswith("the binding limit is the variety rule's caps")
+
+
+def _deal_stand_ins(monkeypatch: pytest.MonkeyPatch, lost: Callable[[int, int], bool]) -> None:
+    """test_book_craft's instant kinds, the deal of slot ``s``, try ``a`` lost when
+    ``lost(s, a)`` (labels are ``seed:s:a``)."""
+    from test_book_craft import _fake_kinds
+
+    _fake_kinds(monkeypatch)
+    made = build.deal_puzzle
+
+    def deal(spec: Spec, label: str, *a: object, **k: object) -> object:
+        _, s, attempt = label.split(":")
+        return None if lost(int(s), int(attempt)) else made(spec, label, *a, **k)
+
+    monkeypatch.setattr(build, "deal_puzzle", deal)
+
+
+def test_a_slot_without_a_deal_tries_on_within_the_books_budget(classic: Spec,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slot whose six tries are all lost takes more from the book's deal budget (six a
+    deal asked) once every slot has had its turn: a fixed six a slot left 2 of the 55
+    deal slots of a book of 365 empty."""
+    _deal_stand_ins(monkeypatch, lambda s, a: s == 1 and a < 9)
+    tallies: dict[str, build.KindTally] = {}
+    ps = build.generate_book(classic, 3, {"deal": 1}, 1, tallies=tallies)
+    assert sorted(p.source for p in ps) == ["1:0:0", "1:1:9", "1:2:0"]
+    assert (tallies["deal"].tried, tallies["deal"].none, tallies["deal"].budget) == (12, 9, 18)
+
+
+def test_a_deck_without_deals_names_the_deal_limit(classic: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every deal of one slot lost: the book's whole deal budget goes to it and the line
+    names the deal generator's reach (it blamed the variety rule, which refused none)."""
+    _deal_stand_ins(monkeypatch, lambda s, a: s == 1)
+    tallies: dict[str, build.KindTally] = {}
+    ps = build.generate_book(classic, 3, {"deal": 1}, 1, tallies=tallies)
+    assert [p.kind for p in ps].count("deal") == 2 and len(ps) == 3  # a Mission in N took the place
+    line = build.shortfalls(3, {"deal": 1}, ps, tallies)[0]
+    assert line == ("asked for 3 verified deals, made 2: the deal candidate budget of 18 (6 a deal asked) "
+                    "was spent (16 were lost or undecided within the solvers' node budgets): the binding "
+                    "limit is the deal generator's reach; Mission in N puzzles took the free places")
+
+
+def test_a_deal_facing_a_full_mission_counts_as_refused(classic: Spec) -> None:
+    """Not proven (instant), and tallied under the variety rule's book cap, not as lost."""
+    full = frozenset(c.id for c in classic.cards)
+    assert build.make_deal((classic, "1:0:0", QUICK, "normal", full)) == build.REFUSED
+    assert build.make_deal((classic, "1:0:0", QUICK, "normal", frozenset())) is not None
+
+
+def test_a_kind_goes_on_when_the_variety_rule_refuses_its_spares(classic: Spec,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five Mission in N, one a grade: the spare 1-star puzzle that could fill grade 2 poses
+    mission A, at its cap of 2 by then, so the gaps found fewer spares than counted; the
+    selection stopped after 5 of its 24 candidates and the book fell short (4 of 5)."""
+    from test_book_craft import _fake_kinds
+
+    from rove.book.grade import Features
+    from rove.position import Position
+
+    _fake_kinds(monkeypatch)
+    #: label -> (stars, mission, score)
+    table = {0: (1, "c01", 0.5), 1: (1, "c01", 0.4), 2: (3, "c01", 0.5), 3: (5, "c02", 0.9),
+             4: (5, "c03", 0.1), 5: (4, "c04", 0.5)}
+
+    def mission(spec: Spec, label: str, settings: Settings) -> object:
+        stars, m, score = table.get(int(label.split(":")[1]), (2, "c05", 0.5))
+        return build.Puzzle("mission", Position(spec=None, layout="B", mission=m),  # type: ignore[arg-type]
+                            (), Features(solutions=1), score, stars, ("mission", label), label)
+
+    monkeypatch.setattr(build, "mission_puzzle", mission)
+    tallies: dict[str, build.KindTally] = {}
+    ps = build.generate_book(classic, 5, {"mission": 1}, 1, tallies=tallies)
+    assert len(ps) == 5 and build.shortfalls(5, {"mission": 1}, ps, tallies) == []
+    assert sorted(p.source for p in ps) == ["1:0", "1:2", "1:3", "1:4", "1:5"]  # 1:5 was never tried
+    assert tallies["mission"].tried == 6
 
 
 def test_time_left_waits_for_enough_to_estimate() -> None:

@@ -232,14 +232,27 @@ def finish_candidate(task: tuple[Puzzle, Settings]) -> Puzzle:
         return count_solutions(*task)
 
 
-def make_deal(task: tuple[Spec, str, Settings, str, frozenset[str]]) -> Puzzle | None:
+#: what ``make_deal`` returns for a deal facing a mission with no room left in the book
+REFUSED = "refused"
+
+
+def make_deal(task: tuple[Spec, str, Settings, str, frozenset[str]]) -> Puzzle | str | None:
     """One verified-deal candidate as a worker task; ``full`` are the missions with no
-    room left in the book when it was sent (a deal facing one is not even proven)."""
+    room left in the book when it was sent: a deal facing one is not even proven, and
+    comes back as REFUSED (so the tally can say the variety rule turned it away)."""
     from ..solve import core
 
     spec, label, settings, difficulty, full = task
+    refused: list[str] = []
+
+    def mission_ok(mission: str) -> bool:
+        if mission in full:
+            refused.append(mission)
+        return mission not in full
+
     with core.tables_off():
-        return deal_puzzle(spec, label, settings, difficulty, mission_ok=lambda m: m not in full)
+        got = deal_puzzle(spec, label, settings, difficulty, mission_ok=mission_ok)
+    return REFUSED if refused else got
 
 
 def _ordered(executor: Any, fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
@@ -284,10 +297,13 @@ class _Fill:
         self.chosen: dict[int, list[Puzzle]] = {s: [] for s in self.quotas}
         self.spare: list[Puzzle] = []
         self.counted: dict[str, Puzzle] = {}
+        self.strict = False
 
     def enough(self) -> bool:
-        """Every quota is full, or its gap can be filled by spares one star away."""
-        avail = {s: sum(p.stars == s for p in self.spare) for s in self.quotas}
+        """Every quota is full, or its gap can be filled by spares one star away (once
+        ``strict``, only by spares the variety rule still allows)."""
+        spare = [p for p in self.spare if self.quota.allows(p)] if self.strict else self.spare
+        avail = {s: sum(p.stars == s for p in spare) for s in self.quotas}
         for s in sorted(self.quotas):
             gap = self.quotas[s] - len(self.chosen[s])
             for t in (s - 1, s + 1):
@@ -298,6 +314,10 @@ class _Fill:
             if gap > 0:
                 return False
         return True
+
+    def _gaps(self) -> bool:
+        """A grade's quota is not full."""
+        return any(len(self.chosen[s]) < self.quotas[s] for s in self.quotas)
 
     def _short(self) -> bool:
         """Too few puzzles of the kind yet (chosen and spare)."""
@@ -337,18 +357,26 @@ class _Fill:
             self.progress(self.kind, 0, self.n)
         ahead = lookahead(self.executor)
         i = 0
-        while i < self.tally.budget and not self.enough():
-            labels = [f"{self.seed}:{j}" for j in range(i, min(self.tally.budget, i + ahead))]
-            batch = _ordered(self.executor, make_candidate,
-                             [(self.kind, self.spec, label, self.settings) for label in labels])
-            for at, p in enumerate(batch):
-                if self.enough():
-                    break
-                i += 1
-                self.tally.tried += 1
-                self._take(batch, at, p)
-            self.counted.clear()
-        self._fill_gaps()
+        while True:
+            while i < self.tally.budget and not self.enough():
+                labels = [f"{self.seed}:{j}" for j in range(i, min(self.tally.budget, i + ahead))]
+                batch = _ordered(self.executor, make_candidate,
+                                 [(self.kind, self.spec, label, self.settings) for label in labels])
+                for at, p in enumerate(batch):
+                    if self.enough():
+                        break
+                    i += 1
+                    self.tally.tried += 1
+                    self._take(batch, at, p)
+                self.counted.clear()
+            self._fill_gaps()
+            # ``enough`` counted every spare one star away, but the variety rule may refuse
+            # some of them by the time the gaps are filled (a big book of the standard deck
+            # fell short so, its budget barely touched): then the candidates go on, and
+            # ``enough`` counts only the spares the rule allows (none are left now)
+            if i >= self.tally.budget or not self._gaps():
+                break
+            self.strict = True
         out = [p for s in sorted(self.chosen) for p in self.chosen[s]]
         self.tally.made = len(out)
         self.tally.spare = len(self.spare)
@@ -420,40 +448,39 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
     mission has no room left is not even proven.
 
     Slot ``s`` takes the first of its candidates ``seed:s:0``, ``seed:s:1``, ... that is
-    new and passes the quota.  The slots are decided in order, one by one; the deals are
-    proven ahead, in rounds on the executor: the next candidate of the slot being decided
-    and, for the next few slots, the first candidate not known to be None (a candidate
-    that is a puzzle is taken as likely to pass), so no deal is proven that the one-by-one
-    order would not prove, unless an earlier slot's choice refuses one it thought would
-    pass."""
+    new and passes the quota, trying up to ATTEMPTS["deal"] of them; the slots are decided
+    in order, one by one.  The budget is the book's, that many a deal asked: the slots
+    left empty then try on (``seed:s:6``, ...) in slot order while it lasts.  A slot alone
+    fails often enough (an impossible deal is lost or undecided about seven times in ten)
+    that a fixed few tries a slot left big books short: 2 of the 55 slots of a book of 365.
+
+    The deals are proven ahead, in rounds on the executor: the next candidate of the slot
+    being decided and, for the next few slots, the first candidate not known to be None
+    (a candidate that is a puzzle is taken as likely to pass), so no deal is proven that
+    the one-by-one order would not prove, unless an earlier slot's choice refuses one it
+    thought would pass."""
     out: list[Puzzle] = []
     per, _ = ATTEMPTS["deal"]
     tally.asked, tally.budget = n, per * n
     if progress:
         progress("deal", 0, n)
     window = lookahead(executor)
-    proven: dict[tuple[int, int], Puzzle | None] = {}
-    slot, attempt = 0, 0
-    while slot < n:
-        got = proven.get((slot, attempt), ...)
-        if got is ...:
-            need = [(slot, attempt)]
-            for s in range(slot + 1, min(n, slot + window)):
-                a = 0
-                while a < per and (s, a) in proven and proven[s, a] is None:
-                    a += 1
-                if a < per and (s, a) not in proven:
-                    need.append((s, a))
-            full = frozenset(m for m in quota.used if not quota.room(m))
-            tasks = [(spec, f"{seed}:{s}:{a}", settings,
-                      DEAL_DIFFICULTIES[s % len(DEAL_DIFFICULTIES)], full) for s, a in need]
-            proven.update(zip(need, _ordered(executor, make_deal, tasks)))
-            continue
+    proven: dict[tuple[int, int], Puzzle | str | None] = {}
+
+    def prove(need: list[tuple[int, int]]) -> None:
+        full = frozenset(m for m in quota.used if not quota.room(m))
+        tasks = [(spec, f"{seed}:{s}:{a}", settings,
+                  DEAL_DIFFICULTIES[s % len(DEAL_DIFFICULTIES)], full) for s, a in need]
+        proven.update(zip(need, _ordered(executor, make_deal, tasks)))
+
+    def take(slot: int, attempt: int) -> bool:
+        """Decide candidate ``attempt`` of ``slot``: whether the book takes it."""
         tally.tried += 1
-        p = got
-        taken = False
+        p = proven.pop((slot, attempt))
         if p is None:
             tally.none += 1
+        elif isinstance(p, str):  # REFUSED: its mission had no room left in the book
+            tally.book_cap += 1
         elif p.key in keys:
             tally.duplicate += 1
         elif not quota.allows(p):
@@ -462,12 +489,39 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
             keys.add(p.key)
             quota.take(p)
             out.append(p)
-            taken = True
-        attempt += 1
-        if taken or attempt >= per:
-            if progress:
-                progress("deal", len(out), n)
-            slot, attempt = slot + 1, 0
+            return True
+        return False
+
+    empty: list[int] = []
+    for slot in range(n):
+        for attempt in range(per):
+            if (slot, attempt) not in proven:
+                need = [(slot, attempt)]
+                for s in range(slot + 1, min(n, slot + window)):
+                    a = 0
+                    while a < per and (s, a) in proven and not isinstance(proven[s, a], Puzzle):
+                        a += 1
+                    if a < per and (s, a) not in proven:
+                        need.append((s, a))
+                prove(need)
+            if take(slot, attempt):
+                break
+        else:
+            empty.append(slot)
+        if progress:
+            progress("deal", len(out), n)
+    proven.clear()
+    for slot in empty:
+        attempt = per
+        while tally.tried < tally.budget:
+            if (slot, attempt) not in proven:
+                prove([(slot, a) for a in range(attempt, attempt + min(window, tally.budget - tally.tried))])
+            attempt += 1
+            if take(slot, attempt - 1):
+                if progress:
+                    progress("deal", len(out), n)
+                break
+    proven.clear()
     tally.made = len(out)
     return out
 
@@ -689,9 +743,16 @@ def shortfalls(count: int, mix: dict[str, int], puzzles: list[Puzzle],
 
 def binding_limit(t: KindTally, count: int) -> str:
     """Why a kind fell short, in words: what became of its candidates and which limit
-    binds (the one that turned away most of them)."""
+    binds (the one that turned away most of them).  A deal's candidates are whole games:
+    the ones not printed were mostly lost or left undecided by both players within their
+    node budgets (the deal generator's reach), and the budget is the book's, so slots
+    that found nothing spend what the others left."""
+    deal = t.kind == "deal"
+    reach = (("the deal generator's reach",
+              f"{t.none} were lost or undecided within the solvers' node budgets") if deal else
+             ("the generator's reach", f"{t.none} kept no puzzle within their node budgets"))
     parts = {
-        "the generator's reach": (t.none, f"{t.none} kept no puzzle within their node budgets"),
+        reach[0]: (t.none, reach[1]),
         "repeats": (t.duplicate, f"{t.duplicate} repeated a puzzle of the book"),
         "the variety rule's book cap": (t.book_cap, f"{t.book_cap} would pose a mission more than "
                                         f"{mission_cap(count)} times in the book"),
@@ -704,8 +765,9 @@ def binding_limit(t: KindTally, count: int) -> str:
         return (f"all its {t.tried} candidates were proven before the budget of {t.budget} ran "
                 f"out ({said or 'none left'}): the binding limit is the variety rule's caps")
     worst = max(parts, key=lambda k: parts[k][0])
-    return (f"the candidate budget of {t.budget} ({ATTEMPTS[t.kind][0]} a puzzle asked) "
-            f"was spent ({said}): the binding limit is {worst}")
+    what = "deal candidate budget" if deal else "candidate budget"
+    return (f"the {what} of {t.budget} ({ATTEMPTS[t.kind][0]} a {'deal' if deal else 'puzzle'} "
+            f"asked) was spent ({said}): the binding limit is {worst}")
 
 
 # --------------------------------------------------------------------------- printing and export
