@@ -5,26 +5,27 @@
 //! no open node can beat is optimal.  The order of the open list (f, then more points
 //! so far first, then first pushed) is the Python search's, so both expand the same nodes.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::budget::{Budget, Hooks, Stop};
 use crate::deck::{Deck, HAND_LIMIT};
 use crate::heuristic::{points_obtainable, Heuristic};
 use crate::key::{mission_key, mission_key_into, translation};
 pub use crate::nodes::Step;
-use crate::nodes::{Keys, NodeTable};
-use crate::rules::useful_successors_into;
+use crate::nodes::{trim, Keys, NodeBuffers, NodeTable};
+use crate::rules::mission_successors_into;
 use crate::state::{Action, State, Status};
 use crate::store::StateStore;
 
 type Cost = (i32, i32, i32);
 
 /// An open-list entry: the order (f, -points so far, push order) packed into two words
-/// whose comparison is the triple's, 16 bytes in all.  The open list holds hundreds of
-/// thousands of entries, and a pop's sift-down touches one at every level: at 48 bytes
-/// an entry (the order, the node, its cost, the flag beside it) those reads were a fifth
-/// of a search's time, cache misses.  What a popped entry needs besides its order (its
+/// whose comparison is the triple's, 16 bytes in all ([`OpenList`] keeps the first
+/// word and the points once a bucket, and the push order alone per entry).  The open
+/// list holds hundreds of thousands of entries; when it was a binary heap, a pop's
+/// sift-down touched one at every level, and at 48 bytes an entry (the order, the node,
+/// its cost, the flag beside it) those reads were a fifth of a search's time, cache
+/// misses.  What a popped entry needs besides its order (its
 /// node, its cost, whether its path is fresh: see [`wasted_play`]) is kept by push order
 /// in [`Pushed`], as the state is.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,6 +69,49 @@ impl Open {
 
     fn at(self) -> usize {
         (self.1 & u64::from(u32::MAX)) as usize
+    }
+}
+
+/// The open list: entries in [`Open`]'s order, by buckets of the same f and points so
+/// far, each one first in, first out (push order rises, so a bucket pushed at its back
+/// stays in order).  The same order as a binary heap of [`Open`], whose pops read one
+/// entry a level of a heap of up to millions, each a cache miss; here a push and a pop
+/// touch the ends of one bucket, and the buckets are few (the f values a search meets).
+#[derive(Default)]
+struct OpenList {
+    buckets: BTreeMap<(u64, u32), VecDeque<u32>>,
+    /// emptied buckets, for the next ones
+    spare: Vec<VecDeque<u32>>,
+}
+
+impl OpenList {
+    fn push(&mut self, o: Open) {
+        let spare = &mut self.spare;
+        self.buckets
+            .entry((o.0, (o.1 >> 32) as u32))
+            .or_insert_with(|| spare.pop().unwrap_or_default())
+            .push_back(o.1 as u32);
+    }
+
+    fn pop(&mut self) -> Option<Open> {
+        let mut first = self.buckets.first_entry()?;
+        let at = first
+            .get_mut()
+            .pop_front()
+            .expect("no bucket is left empty");
+        let (f, g) = *first.key();
+        if first.get().is_empty() {
+            self.spare.push(first.remove());
+        }
+        Some(Open(f, u64::from(g) << 32 | u64::from(at)))
+    }
+
+    /// Empty the list, keeping its buckets' buffers.
+    fn clear(&mut self) {
+        while let Some((_, mut q)) = self.buckets.pop_first() {
+            q.clear();
+            self.spare.push(q);
+        }
     }
 }
 
@@ -149,6 +193,28 @@ fn cards_needed(points: i32, s: &State) -> i32 {
     i32::from(points > s.points)
 }
 
+/// What a search allocates, kept on its thread from one search to the next: the expert
+/// plays hundreds of mission searches a deal, and a search that grew its buffers from
+/// nothing and gave them back paid for fresh zeroed pages every time (a fifth of the
+/// expert's CPU was the kernel's page faults).  Buffers beyond [`KEEP_BYTES`] are given
+/// back, so one long search does not keep its gigabytes.
+#[derive(Default)]
+struct Scratch {
+    nodes: NodeBuffers<Cost>,
+    open: OpenList,
+    states: StateStore,
+    meta: Vec<(u32, Cost, bool)>,
+    successors: Vec<(Action, State)>,
+    keys: Keys,
+}
+
+/// The largest buffer a thread keeps between searches (larger ones are given back).
+const KEEP_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
 /// The cheapest plan from `start` that completes its mission, spending at most
 /// `max_points` points when given.  `Ok(None)` is a proof that no such plan exists.
 /// `h` is the deck's heuristic (its memo may be warm from earlier solves of the deck).
@@ -159,6 +225,26 @@ pub fn solve_mission(
     max_points: Option<i32>,
     budget: &mut Budget,
     hooks: &mut dyn Hooks,
+) -> Result<Option<Vec<Step>>, Stop> {
+    let mut scratch = SCRATCH.take();
+    let got = search(deck, h, start, max_points, budget, hooks, &mut scratch);
+    scratch.nodes.trim(KEEP_BYTES);
+    scratch.states.trim(KEEP_BYTES);
+    trim(&mut scratch.meta, KEEP_BYTES);
+    SCRATCH.set(scratch);
+    got
+}
+
+/// [`solve_mission`] in the buffers of `scratch` (each one taken, and given back
+/// emptied or not, whatever the search's outcome).
+fn search(
+    deck: &Deck,
+    h: &Heuristic,
+    start: &State,
+    max_points: Option<i32>,
+    budget: &mut Budget,
+    hooks: &mut dyn Hooks,
+    scratch: &mut Scratch,
 ) -> Result<Option<Vec<Step>>, Stop> {
     let cap = max_points.unwrap_or(i32::MAX);
     match start.status {
@@ -171,95 +257,111 @@ pub fn solve_mission(
     if h0 > points_obtainable(deck, start) || h0 > cap {
         return Ok(None);
     }
-    let mut nodes: NodeTable<Cost> = NodeTable::new(
+    let mut nodes: NodeTable<Cost> = NodeTable::with_buffers(
+        std::mem::take(&mut scratch.nodes),
         mission_key(deck, start).as_slice(),
         (0, 0, 0),
         budget.table_cap,
     );
-    let mut open: BinaryHeap<Reverse<Open>> = BinaryHeap::new();
+    let mut open = std::mem::take(&mut scratch.open);
+    open.clear();
     // every state pushed, by push order (a node reached again more cheaply is pushed
     // again, as the state it was reached as), packed, with its node, cost and flag
     let mut pushed = Pushed {
-        states: StateStore::new(),
-        meta: Vec::new(),
+        states: std::mem::take(&mut scratch.states),
+        meta: std::mem::take(&mut scratch.meta),
     };
-    open.push(Reverse(Open::new((h0, cards_needed(h0, start), a0), 0, 0)?));
-    pushed.push(start, 0, (0, 0, 0), false);
-    let mut incumbent: Option<Cost> = None;
-    let mut goal: Option<(u32, Action, i32)> = None;
-    // one successor list, reused node after node (early nodes have hundreds)
-    let mut successors = Vec::with_capacity(256);
-    let mut keys = Keys::default();
-    while let Some(Reverse(entry)) = open.pop() {
-        if incumbent.is_some_and(|inc| entry.f() >= inc) {
-            break;
-        }
-        let at = entry.at();
-        let (id, g, fresh) = pushed.meta[at];
-        let s = pushed.states.get(at);
-        if nodes.best(id) < g {
-            continue; // a cheaper copy was expanded
-        }
-        budget.tick(hooks)?;
-        let shift = translation(&s);
-        useful_successors_into(deck, &s, &mut successors);
-        if wasted_play(deck, &s, fresh) {
-            successors.retain(|(a, _)| !matches!(a, Action::Play { .. }));
-        }
-        // every successor's key and hash first, its slot asked for at once (see
-        // `NodeTable::prefetch`); `None` for those that complete the mission or leave play
-        nodes.keys_into(
-            &successors,
-            |s2, out| mission_key_into(deck, s2, out),
-            |s2| s2.status == Status::Playing && s2.done <= done0,
-            &mut keys,
-        );
-        // the estimates' memo slots too, as the whole-deal search does (`Heuristic::prefetch`)
-        for (i, (_, s2)) in successors.iter().enumerate() {
-            if keys.has(i) {
-                h.prefetch(s2);
+    pushed.states.trim(usize::MAX);
+    pushed.meta.clear();
+    // one successor list and one key arena, reused node after node (early nodes have
+    // hundreds of successors)
+    let successors = &mut scratch.successors;
+    let keys = &mut scratch.keys;
+    let mut run = || -> Result<Option<(u32, Action, i32)>, Stop> {
+        open.push(Open::new((h0, cards_needed(h0, start), a0), 0, 0)?);
+        pushed.push(start, 0, (0, 0, 0), false);
+        let mut incumbent: Option<Cost> = None;
+        let mut goal: Option<(u32, Action, i32)> = None;
+        while let Some(entry) = open.pop() {
+            if incumbent.is_some_and(|inc| entry.f() >= inc) {
+                break;
             }
-        }
-        for (i, &(a, s2)) in successors.iter().enumerate() {
-            let g2 = add(g, &a);
-            if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
-                // the mission is complete (in a whole game: the next one is revealed)
-                if g2.0 <= cap && incumbent.is_none_or(|inc| g2 < inc) {
-                    incumbent = Some(g2);
-                    goal = Some((id, a, shift));
+            let at = entry.at();
+            let (id, g, fresh) = pushed.meta[at];
+            let s = pushed.states.get(at);
+            if nodes.best(id) < g {
+                continue; // a cheaper copy was expanded
+            }
+            budget.tick(hooks)?;
+            let shift = translation(&s);
+            // a play that would waste the current card is not generated at all
+            mission_successors_into(deck, &s, !wasted_play(deck, &s, fresh), successors);
+            // every successor's key and hash first, its slot asked for at once (see
+            // `NodeTable::prefetch`); `None` for those that complete the mission or
+            // leave play
+            nodes.keys_into(
+                successors,
+                |s2, out| mission_key_into(deck, s2, out),
+                |s2| s2.status == Status::Playing && s2.done <= done0,
+                keys,
+            );
+            // the estimates' memo slots too, as the whole-deal search does
+            // (`Heuristic::prefetch`)
+            for (i, (_, s2)) in successors.iter().enumerate() {
+                if keys.has(i) {
+                    h.prefetch(s2);
                 }
-                continue;
             }
-            if s2.status != Status::Playing {
-                continue;
+            for (i, (a, s2)) in successors.iter().enumerate() {
+                let g2 = add(g, a);
+                if matches!(s2.status, Status::Goal | Status::Won) || s2.done > done0 {
+                    // the mission is complete (in a whole game: the next one is revealed)
+                    if g2.0 <= cap && incumbent.is_none_or(|inc| g2 < inc) {
+                        incumbent = Some(g2);
+                        goal = Some((id, *a, shift));
+                    }
+                    continue;
+                }
+                if s2.status != Status::Playing {
+                    continue;
+                }
+                let Some((key, hash)) = keys.get(i) else {
+                    continue;
+                };
+                let slot = nodes.slot_hashed(key, hash);
+                if slot.known_at(g2) {
+                    continue;
+                }
+                let fresh2 = still_fresh(a, &s, s2, fresh);
+                let (h2, ha2) = played_for_a_move(h.estimate(deck, s2), fresh2);
+                if h2 > points_obtainable(deck, s2) {
+                    continue;
+                }
+                let f2 = (g2.0 + h2, g2.1 + cards_needed(h2, s2), g2.2 + ha2);
+                if f2.0 > cap || incumbent.is_some_and(|inc| f2 >= inc) {
+                    continue;
+                }
+                let id2 = slot.record(g2, id, *a, shift)?;
+                open.push(Open::new(f2, g2.0, pushed.len())?);
+                pushed.push(s2, id2, g2, fresh2);
             }
-            let Some((key, hash)) = keys.get(i) else {
-                continue;
-            };
-            let slot = nodes.slot_hashed(key, hash);
-            if slot.known_at(g2) {
-                continue;
-            }
-            let fresh2 = still_fresh(&a, &s, &s2, fresh);
-            let (h2, ha2) = played_for_a_move(h.estimate(deck, &s2), fresh2);
-            if h2 > points_obtainable(deck, &s2) {
-                continue;
-            }
-            let f2 = (g2.0 + h2, g2.1 + cards_needed(h2, &s2), g2.2 + ha2);
-            if f2.0 > cap || incumbent.is_some_and(|inc| f2 >= inc) {
-                continue;
-            }
-            let id2 = slot.record(g2, id, a, shift)?;
-            open.push(Reverse(Open::new(f2, g2.0, pushed.len())?));
-            pushed.push(&s2, id2, g2, fresh2);
         }
-    }
-    let Some((parent, action, shift)) = goal else {
-        return Ok(None);
+        Ok(goal)
     };
-    let mut steps = nodes.path(parent);
-    steps.push((action, shift));
-    Ok(Some(steps))
+    let got = run();
+    let steps = got.map(|goal| {
+        goal.map(|(parent, action, shift)| {
+            let mut steps = nodes.path(parent);
+            steps.push((action, shift));
+            steps
+        })
+    });
+    scratch.nodes = nodes.into_buffers();
+    open.clear();
+    scratch.open = open;
+    scratch.states = pushed.states;
+    scratch.meta = pushed.meta;
+    steps
 }
 
 #[cfg(test)]

@@ -130,17 +130,85 @@ fn home(hash: u64, bits: u32) -> usize {
     (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
-impl<G: Copy + PartialOrd> NodeTable<G> {
-    /// A table holding the root, node 0, at cost `g`, with room for `cap` keys.
-    pub fn new(root: &[u8], g: G, cap: usize) -> Self {
-        let nodes = Nodes {
+/// What a [`NodeTable`] allocates, emptied, for the next search to fill again
+/// ([`NodeTable::with_buffers`], [`NodeTable::into_buffers`]).  The expert plays hundreds
+/// of mission searches a deal, and each one's table, arena and lists grew from nothing
+/// and were given back: large blocks go back to the system, so every search paid again
+/// for fresh zeroed pages and their faults (a fifth of the expert's time, in the kernel).
+pub struct NodeBuffers<G> {
+    slots: Vec<Entry>,
+    keys: Vec<u8>,
+    best: Vec<G>,
+    parents: Vec<(u32, Option<Action>, i32)>,
+}
+
+impl<G> Default for NodeBuffers<G> {
+    fn default() -> Self {
+        NodeBuffers {
+            slots: Vec::new(),
             keys: Vec::new(),
             best: Vec::new(),
             parents: Vec::new(),
+        }
+    }
+}
+
+impl<G> NodeBuffers<G> {
+    /// Empty each buffer, giving back those holding more than `max_bytes` (one long
+    /// search must not keep its gigabytes for the short ones after it).
+    pub fn trim(&mut self, max_bytes: usize) {
+        trim(&mut self.slots, max_bytes);
+        trim(&mut self.keys, max_bytes);
+        trim(&mut self.best, max_bytes);
+        trim(&mut self.parents, max_bytes);
+    }
+}
+
+/// `v` emptied, and given back when its capacity is over `max_bytes`.
+pub fn trim<T>(v: &mut Vec<T>, max_bytes: usize) {
+    v.clear();
+    if v.capacity() * std::mem::size_of::<T>() > max_bytes {
+        *v = Vec::new();
+    }
+}
+
+/// `v` as `n` free slots, in its own allocation when that holds them.
+fn free_slots(v: &mut Vec<Entry>, n: usize) {
+    if v.capacity() >= n {
+        v.clear();
+        v.resize(n, FREE);
+    } else {
+        *v = vec![FREE; n];
+    }
+}
+
+impl<G: Copy + PartialOrd> NodeTable<G> {
+    /// A table holding the root, node 0, at cost `g`, with room for `cap` keys.
+    pub fn new(root: &[u8], g: G, cap: usize) -> Self {
+        Self::with_buffers(NodeBuffers::default(), root, g, cap)
+    }
+
+    /// [`NodeTable::new`] in the buffers of an earlier table (the same table, in memory
+    /// already mapped).
+    pub fn with_buffers(buffers: NodeBuffers<G>, root: &[u8], g: G, cap: usize) -> Self {
+        let NodeBuffers {
+            mut slots,
+            mut keys,
+            mut best,
+            mut parents,
+        } = buffers;
+        keys.clear();
+        best.clear();
+        parents.clear();
+        let nodes = Nodes {
+            keys,
+            best,
+            parents,
         };
         let bits = 10;
+        free_slots(&mut slots, 1 << bits);
         let mut table = NodeTable {
-            slots: vec![FREE; 1 << bits],
+            slots,
             bits,
             nodes,
             cap,
@@ -172,6 +240,16 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
             self.grow();
         }
         Some(id)
+    }
+
+    /// The table's buffers, for [`NodeTable::with_buffers`].
+    pub fn into_buffers(self) -> NodeBuffers<G> {
+        NodeBuffers {
+            slots: self.slots,
+            keys: self.nodes.keys,
+            best: self.nodes.best,
+            parents: self.nodes.parents,
+        }
     }
 
     /// The cheapest cost known for node `id`.
@@ -265,7 +343,7 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
     fn grow(&mut self) {
         self.bits += 1;
         let mask = (1usize << self.bits) - 1;
-        self.slots = vec![FREE; 1 << self.bits];
+        free_slots(&mut self.slots, 1 << self.bits);
         let mut at = 0;
         for id in 0..self.nodes.best.len() {
             let key = self.nodes.key(at);

@@ -382,6 +382,29 @@ pub fn successors_into(
     include_noops: bool,
     out: &mut Vec<(Action, State)>,
 ) {
+    successors_with(deck, s, include_noops, Plays::All, out);
+}
+
+/// Which card plays a successor list holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plays {
+    All,
+    /// none for base points when the bonus is there (see [`useful_successors`])
+    Useful,
+    None,
+}
+
+/// `successors_into` with only the card plays `plays` keeps, the others never built:
+/// a search that dropped them from the full list afterwards moved every later
+/// successor (the moves and abilities after the plays, a few hundred bytes each) once
+/// for each play dropped.
+fn successors_with(
+    deck: &Deck,
+    s: &State,
+    include_noops: bool,
+    plays: Plays,
+    out: &mut Vec<(Action, State)>,
+) {
     if s.status != Status::Playing {
         return;
     }
@@ -389,12 +412,15 @@ pub fn successors_into(
     // where each module alone may go: asked by moves, Motor, Brain and Coil alike
     let layout = Layout::new(cells);
     for (idx, &c) in s.hand.as_slice().iter().enumerate() {
+        if plays == Plays::None {
+            break;
+        }
         if s.hand.as_slice()[..idx].contains(&c) {
             continue;
         }
         let matched = deck.cards[c as usize].movement.matches(cells);
         for bonus in [true, false] {
-            if bonus && !matched {
+            if bonus && !matched || !bonus && matched && plays == Plays::Useful {
                 continue;
             }
             let mut s2 = play(deck, s, c, bonus);
@@ -479,16 +505,25 @@ pub fn useful_successors(deck: &Deck, s: &State) -> Vec<(Action, State)> {
 
 /// `useful_successors`, into `out` (cleared first).
 pub fn useful_successors_into(deck: &Deck, s: &State, out: &mut Vec<(Action, State)>) {
+    mission_successors_into(deck, s, true, out);
+}
+
+/// `useful_successors` into `out` (cleared first), without its card plays unless
+/// `plays` (A* drops them where a play would waste the current card).
+pub fn mission_successors_into(
+    deck: &Deck,
+    s: &State,
+    plays: bool,
+    out: &mut Vec<(Action, State)>,
+) {
     out.clear();
-    successors_into(deck, s, false, out);
     let piles = s.draw.len() + s.discard.len();
-    if piles >= deck.sensor_draws_left(s.spent) {
-        let cells = s.cells();
-        out.retain(|(a, _)| match a {
-            Action::Play { card, bonus: false } => {
-                !deck.cards[*card as usize].movement.matches(cells)
-            }
-            _ => true,
-        });
-    }
+    let plays = if !plays {
+        Plays::None
+    } else if piles >= deck.sensor_draws_left(s.spent) {
+        Plays::Useful
+    } else {
+        Plays::All
+    };
+    successors_with(deck, s, false, plays, out);
 }

@@ -28,6 +28,13 @@ impl StateStore {
         Self::default()
     }
 
+    /// Empty the store, giving back buffers holding more than `max_bytes` (see
+    /// [`crate::nodes::NodeBuffers::trim`]).
+    pub fn trim(&mut self, max_bytes: usize) {
+        crate::nodes::trim(&mut self.bytes, max_bytes);
+        crate::nodes::trim(&mut self.starts, max_bytes);
+    }
+
     /// How many states were pushed.
     pub fn len(&self) -> usize {
         self.starts.len()
