@@ -926,7 +926,7 @@ def _check_export_dir(export_dir: Path, force: bool, inputs: tuple[Path, ...]) -
         foreign = foreign_entries(export_dir, set())
         if foreign:
             raise InputError.single(str(export_dir), None, (
-                f"--export-dir holds files no rove export wrote ({_shown(foreign)}); --force "
+                f"--export-dir holds files no rove export wrote ({listed(foreign)}); --force "
                 "replaces only an export's own files: leave --force out to write the export "
                 "beside them, or give another folder (nothing was written)"))
         return False
