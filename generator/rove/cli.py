@@ -565,8 +565,9 @@ def tune(
     mission_cost: Annotated[str, typer.Option(help="With --vary missions: LOW-HIGH, the proven cost "
                                                    "(points by movement) of the generated missions.")] = "2-4",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
-    deals: Annotated[int, typer.Option(help="Deals per difficulty for the final figures and the "
-                                             "tolerance (at least 200).", min=200, max=MAX_DEALS)] = 200,
+    deals: Annotated[int, typer.Option(help="Deals per difficulty each chosen deck is judged on at "
+                                             "least (more where --tolerance needs them: 300 at 0.03).",
+                                        min=200, max=MAX_DEALS)] = 200,
     first_deals: Annotated[int, typer.Option(help="Deals per difficulty for every candidate on the "
                                                   "first rung of successive halving (and for your deck "
                                                   "at first).", min=1)] = 25,
@@ -589,8 +590,8 @@ def tune(
     expert's win rate lands within --tolerance of each target over deals no choice saw;
     write the tuned spec (the designer's file, only its numbers changed).
 
-    Exit 0: reached; 1: not reached (the closest deck is written and the gap stated);
-    130: interrupted (the closest deck so far is written)."""
+    Exit 0: reached; 1: not reached (the closest deck is written, the gap and the reason
+    stated); 130: interrupted (the closest deck so far is written)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
