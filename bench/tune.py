@@ -5,8 +5,9 @@
                          [--within 0.05] [--jobs 2] [--max-rounds N] [--keep DIR] [--json]
 
 For each deck in turn: ``rove tune DECK --target T -o TUNED --json --jobs J`` with every
-other option at its default, timed from outside (wall clock and the CPU of the command
-and its workers); then the tuned deck's expert on ``--check-deals`` deals of each seed
+other option at its default, timed from outside (wall clock; the JSON rows also
+hold the CPU the system charged to the finished commands, which misses the pool's
+workers); then the tuned deck's expert on ``--check-deals`` deals of each seed
 of ``--check-seeds``, ``rove check TUNED --player expert --deals N --seed S --difficulty
 D --starts 0 --json`` (seeds 1, 2, 3: other deals than the tune's seed 0 ever plays).
 It prints, per deck as it finishes: the wall and CPU time, the games the tune played,
@@ -104,12 +105,11 @@ def _row(row: dict[str, Any]) -> str:
     return (f"| {Path(row['deck']).stem} | {row['games']:,} | {row['rounds']} | {row['cards_changed']} "
             f"| {100 * row['rate']:.1f}% on deals {first}-{first + n - 1} "
             f"| {seeds} of {row['check_deals']} | {100 * row['other_rate']:.1f}% "
-            f"| {'yes' if row['within'] else 'no'} | {_minutes(row['wall_seconds'])} "
-            f"({_minutes(row['cpu_seconds'])} CPU) |")
+            f"| {'yes' if row['within'] else 'no'} | {_minutes(row['wall_seconds'])} |")
 
 
 HEAD = ("| deck | games | rounds | cards changed | judged | seeds {} | mean | within {:g} points "
-        "| wall (CPU) |\n|---|---|---|---|---|---|---|---|---|")
+        "| wall |\n|---|---|---|---|---|---|---|---|---|")
 
 
 def main() -> None:
