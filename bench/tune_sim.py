@@ -22,8 +22,9 @@ For each start rate (the designer's deck's true win rate) it tunes ``--runs`` de
 ``--target`` with every option at its default and prints the games played (median,
 mean, largest), how many reached the target, how far the result's *true* rate lies from
 the target, and the chance that the result's expert, checked on 100 other deals, has
-the target inside that check's Wilson 95% interval (computed exactly from the true
-rate).  Everything is seeded: the same figures on any machine.  With
+the target inside that check's Wilson 95% interval, and the chance that 300 other
+deals (bench/tune.py's 3 x 100) put the rate within 5 points of the target (both
+computed exactly from the true rate).  Everything is seeded: the same figures on any machine.  With
 ``bench/baseline-tune-sim.json`` present the mean games are also printed as a ratio to
 it (above 1: fewer games now); ``--save-baseline`` writes this run there.
 """
@@ -122,8 +123,15 @@ def check_passes(rate: float, target: float, deals: int = 100) -> float:
                if Rate(k, deals, 0).wilson95[0] <= target <= Rate(k, deals, 0).wilson95[1])
 
 
+def lands_within(rate: float, target: float, deals: int = 300, points: float = 0.05) -> float:
+    """The chance that ``deals`` games of a deck winning ``rate`` (3 x 100 other deals, as
+    bench/tune.py checks a real deck) have a rate within ``points`` of ``target``."""
+    return sum(math.comb(deals, k) * rate ** k * (1 - rate) ** (deals - k)
+               for k in range(deals + 1) if abs(k / deals - target) <= points + 1e-9)
+
+
 def simulate(spec: Spec, start: float, runs: int, rho: float, target: float) -> dict[str, float]:
-    games, off, passes, reached = [], [], [], 0
+    games, off, passes, lands, reached = [], [], [], [], 0
     options = tune_module.TuneOptions(targets=(("normal", target),))
     for run in range(runs):
         ModelEvaluator.model = Model(spec, run, start, rho)
@@ -132,10 +140,12 @@ def simulate(spec: Spec, start: float, runs: int, rho: float, target: float) -> 
         games.append(st.games)
         off.append(abs(true - target))
         passes.append(check_passes(true, target))
+        lands.append(lands_within(true, target))
         reached += st.reached
     return {"games_median": statistics.median(games), "games_mean": statistics.mean(games),
             "games_max": max(games), "reached": reached / runs,
-            "off_mean": statistics.mean(off), "check_passes": statistics.mean(passes)}
+            "off_mean": statistics.mean(off), "check_passes": statistics.mean(passes),
+            "lands_within_5": statistics.mean(lands)}
 
 
 def main() -> None:
@@ -157,7 +167,7 @@ def main() -> None:
     print(f"{args.runs} tunes a start rate to {100 * args.target:.0f}%, rho {args.rho}, "
           f"deck {args.deck} ({len(spec.cards)} cards)")
     print(f"{'start':>6} {'games: median':>14} {'mean':>6} {'max':>6} {'reached':>8} "
-          f"{'|true-target|':>14} {'100-deal check':>15} {'mean vs baseline':>17}")
+          f"{'|true-target|':>14} {'100-deal check':>15} {'300 within 5':>13} {'mean vs baseline':>17}")
     out = {}
     for start in (float(s) for s in args.start.split(",")):
         got = simulate(spec, start, args.runs, args.rho, args.target)
@@ -168,7 +178,8 @@ def main() -> None:
             ratio = f"{baseline[key]['games_mean'] / got['games_mean']:.2f}x"
         print(f"{100 * start:>5.0f}% {got['games_median']:>14.0f} {got['games_mean']:>6.0f} "
               f"{got['games_max']:>6.0f} {100 * got['reached']:>7.0f}% "
-              f"{100 * got['off_mean']:>11.1f} pt {100 * got['check_passes']:>14.1f}% {ratio:>17}")
+              f"{100 * got['off_mean']:>11.1f} pt {100 * got['check_passes']:>14.1f}% "
+              f"{100 * got['lands_within_5']:>12.1f}% {ratio:>17}")
     if args.save_baseline:
         args.baseline.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"saved to {args.baseline}")

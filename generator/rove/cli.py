@@ -557,8 +557,9 @@ def tune(
     mission_cost: Annotated[str, typer.Option(help="With --vary missions: LOW-HIGH, the proven cost "
                                                    "(points by movement) of the generated missions.")] = "2-4",
     seed: Annotated[int, typer.Option(help="Deal i uses a seed derived from this and i.")] = 0,
-    deals: Annotated[int, typer.Option(help="Deals per difficulty for the final figures and the "
-                                             "tolerance (at least 200).", min=200, max=MAX_DEALS)] = 200,
+    deals: Annotated[int, typer.Option(help="Deals per difficulty each chosen deck is judged on at "
+                                             "least (more where --tolerance needs them: 300 at 0.03).",
+                                        min=200, max=MAX_DEALS)] = 200,
     first_deals: Annotated[int, typer.Option(help="Deals per difficulty for every candidate on the "
                                                   "first rung of successive halving (and for your deck "
                                                   "at first).", min=1)] = 25,
@@ -570,13 +571,19 @@ def tune(
     jobs: Annotated[int | None, typer.Option(help="Local worker processes (default and at most all cores; "
                                                   "1 runs in this process).", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    tolerance: Annotated[float, typer.Option(help="How near each target the rate on deals no choice saw "
+                                                  "must land, as a share (0.03: 3 points).")] = 0.03,
+    min_points: Annotated[int, typer.Option(help="The fewest base points a card may be tuned to "
+                                                 "(0 allows it, with a warning).", min=0, max=8)] = 0,
+    executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address for --executor dask.")] = None,
 ) -> None:
     """Move the cards' points and bonuses (and swap missions for generated ones) until the
-    expert's win rate meets each target (inside its Wilson 95% interval over the final
-    deals); write the tuned spec.
+    expert's win rate lands within --tolerance of each target over deals no choice saw;
+    write the tuned spec (the designer's file, only its numbers changed).
 
-    Exit 0: reached; 1: not reached (the closest deck is written and the gap stated);
-    130: interrupted (the closest deck so far is written)."""
+    Exit 0: reached; 1: not reached (the closest deck is written, the gap and the reason
+    stated); 130: interrupted (the closest deck so far is written)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -588,7 +595,7 @@ def tune(
     from .spec import load_spec
 
     cores = default_jobs()
-    if jobs is not None and jobs > cores:
+    if jobs is not None and jobs > cores and executor == "local":
         raise fail_input(f"tune: --jobs {jobs} is more than the {plural(cores, 'core')} this machine "
                          f"gives rove; give at most --jobs {cores}")
     sp = load_spec(spec)
@@ -597,15 +604,16 @@ def tune(
         opts = TuneOptions(targets=_targets(target), vary=tuple(v.strip() for v in vary.split(",") if v.strip()),
                            seed=seed, deals=deals, first_deals=first_deals, max_change=max_change,
                            max_rounds=max_rounds, expert_node_limit=expert_node_limit,
-                           mission_cost=_cost_range(mission_cost))
-    except ValueError as exc:
+                           mission_cost=_cost_range(mission_cost), tolerance=tolerance,
+                           min_points=min_points)
+        ex = make_executor(executor, jobs, scheduler)
+    except (ValueError, RuntimeError) as exc:
         raise fail_input(f"tune: {exc}") from None
     state = TuneState(sp, opts, zero(sp))
     err = Console(stderr=True)
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True) as bar, \
-                make_executor("local", jobs) as ex:
+                      TimeElapsedColumn(), console=err, transient=True) as bar, ex:
             task = bar.add_task("the designer's deck", total=None)
             logged = 0
 
@@ -620,6 +628,8 @@ def tune(
             run_tune(sp, opts, executor=ex, state=state, progress=progress)
             for line in state.log[logged:]:
                 bar.console.print(line)
+    except OSError as exc:  # e.g. an unreachable Dask scheduler
+        raise fail_input(f"tune: {exc}") from None
     except GenerationFailed as exc:
         say(f"tune: --vary missions: the generator found no missions costing {mission_cost} ({exc}); "
             "try another --mission-cost or --seed; nothing written")
@@ -636,7 +646,10 @@ def tune(
     if as_json:
         typer.echo(json.dumps(state.to_json(), indent=2))
     gaps = ", ".join(f"{d} {g:+.1f}" for d, g in state.gaps().items())
-    changes = "; ".join(state.to_json()["changes"]) or "nothing"
+    changes = f"{plural(state.cards_changed, 'card')}: " + ("; ".join(state.to_json()["changes"]) or "nothing")
+    if state.zero_points():
+        say("tune: warning: the tuned deck leaves " + ", ".join(state.zero_points()) + " at 0 base "
+            "points (a card that scores nothing by its points); --min-points 1 forbids it")
     unseen = ""
     if state.held_out is not None:
         unseen = f" over {state.held_out_span}, which no choice of the search saw"
@@ -645,9 +658,9 @@ def tune(
             f"{plural(state.rounds, 'round')}, {plural(state.games, 'game')}; changed {changes}; "
             f"wrote {output}")
         return
-    say(f"tune: target not reached; closest deck written to {output}, still {gaps} points of win "
-        f"rate from the target(s){unseen} (changed {changes}); a wider --max-change or more "
-        "--max-rounds may help")
+    say(f"tune: target not reached within {100 * tolerance:g} points: {state.stopped}; closest deck "
+        f"written to {output}, still {gaps} points of win rate from the target(s){unseen} (changed "
+        f"{changes}); a wider --max-change or more --max-rounds may help")
     raise typer.Exit(EXIT_FAIL)
 
 

@@ -100,6 +100,8 @@ VARY = ("points", "bonus", "missions")  # what the search may move
 DEFAULT_VARY = ("points", "bonus")
 MISSION_COST = (2, 4)  # the alternatives' proven cost range, by default
 MIN_FINAL_DEALS = 200
+TOLERANCE = 0.03  # how near the target the point estimate must land, by default
+JUDGE_STEP = 50  # the judge's block is a multiple of this many deals
 FAR = 0.10  # a gap (as a share) from which whole-deck steps are tried too
 
 #: progress lines: (round, what is being done, games done, games asked)
@@ -122,6 +124,10 @@ class TuneOptions:
     expert_node_limit: int = DEFAULT_EXPERT_NODE_LIMIT
     #: the proven cost range (points by movement alone) of the generated missions
     mission_cost: tuple[int, int] = MISSION_COST
+    #: how near each target the rate on the judge's block must land (a share)
+    tolerance: float = TOLERANCE
+    #: the fewest base points a card may be tuned to (0: allowed, with a warning)
+    min_points: int = 0
 
     def __post_init__(self) -> None:
         if not self.targets:
@@ -147,6 +153,10 @@ class TuneOptions:
             raise ValueError("deals must be at least 1")
         if not 1 <= self.first_deals <= self.deals:
             raise ValueError("first deals must be between 1 and the final deals")
+        if not 0.0 < self.tolerance < 0.5:
+            raise ValueError(f"tolerance {self.tolerance:g} must be a share strictly between 0 and 0.5")
+        if self.min_points < 0:
+            raise ValueError("min points must be at least 0")
         if self.max_change < 1 or self.max_rounds < 0 or self.expert_node_limit < 1:
             raise ValueError("max change and node limit must be at least 1, rounds at least 0")
 
@@ -154,11 +164,25 @@ class TuneOptions:
     def difficulties(self) -> tuple[str, ...]:
         return tuple(d for d, _ in self.targets)
 
+    @property
+    def judge_deals(self) -> int:
+        """The judge's block: ``deals``, or more where that is too few for the tolerance
+        to mean something.  A rate's standard error over ``n`` deals is
+        ``sqrt(t (1 - t) / n)``; the block is the fewest deals (a multiple of
+        ``JUDGE_STEP``) that bring it within the tolerance, so a deck judged within the
+        tolerance is within about two of it on other deals too, and not merely inside a
+        wide interval (at the default 3 points and a target of 0.5: 300 deals)."""
+        var = max(t * (1 - t) for _, t in self.targets)
+        need = math.ceil(var / self.tolerance ** 2 / JUDGE_STEP - 1e-9) * JUDGE_STEP
+        return max(self.deals, need)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "targets": dict(self.targets), "vary": list(self.vary), "seed": self.seed,
             "deals": self.deals, "first_deals": self.first_deals, "max_change": self.max_change,
-            "max_rounds": self.max_rounds, "expert_node_limit": self.expert_node_limit}
+            "max_rounds": self.max_rounds, "expert_node_limit": self.expert_node_limit,
+            "tolerance": self.tolerance, "min_points": self.min_points,
+            "judge_deals": self.judge_deals}
         if "missions" in self.vary:
             out["mission_cost"] = list(self.mission_cost)
         return out
@@ -227,6 +251,25 @@ def within(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> bool
     return all(rates[d].wilson95[0] <= t <= rates[d].wilson95[1] for d, t in targets)
 
 
+def landed(rates: dict[str, float], targets: Sequence[tuple[str, float]], tolerance: float) -> bool:
+    """Whether every rate (a point estimate) lies within ``tolerance`` of its target: the
+    stopping rule, judged on the judge's block (an interval's edge is not the target)."""
+    return all(abs(rates[d] - t) <= tolerance + 1e-9 for d, t in targets)
+
+
+def point(rates: dict[str, Rate]) -> dict[str, float]:
+    return {d: r.rate for d, r in rates.items()}
+
+
+def paired_rates(rates: dict[str, Rate], base: dict[str, Rate] | None,
+                 cur: dict[str, Rate]) -> dict[str, float]:
+    """A step's rates estimated as :func:`paired_distance` does: the current deck's over
+    all its deals plus the step's change on the deals both played."""
+    if base is None:
+        return point(rates)
+    return {d: cur[d].rate + rates[d].rate - base[d].rate for d in rates}
+
+
 def moves(options: TuneOptions, direction: int, far: bool) -> list[tuple[int, int]]:
     """The number moves a step may make, as (points, bonus) deltas: points and bonus
     together (far steps only, when both vary), the points alone, the bonus alone."""
@@ -271,7 +314,8 @@ def deck_step(spec: Spec, cur: Variant, move: tuple[int, int], m: int, k: int,
     def moved(i: int) -> Variant | None:
         return next((w for j in range(k, 0, -1)
                      if (w := step(spec, cur, i, j * dp, j * db, options.max_change, carry=carry))
-                     is not None), None)
+                     is not None and spec.cards[i].movement.points + w[i][0] >= options.min_points),
+                    None)
 
     ok = {i: w[i] for i in range(len(cur)) if (w := moved(i)) is not None}
     out = list(cur)
@@ -308,6 +352,23 @@ def candidates(spec: Spec, cur: Variant, direction: int, options: TuneOptions,
     return [v for v in dict.fromkeys(out) if v != cur]
 
 
+def rank(rates: dict[str, Rate], base: dict[str, Rate] | None, cur: dict[str, Rate], v: Variant,
+         options: TuneOptions, last: bool) -> tuple[float, ...]:
+    """A candidate's place in successive halving: by :func:`paired_distance`, then the size
+    of its change.  On the last rung the steps whose paired estimate lands within the
+    tolerance come first, the fewest cards changed among them: of the steps that land,
+    the one that touches least of the designer's deck."""
+    near = paired_distance(rates, base, cur, options.targets)
+    if last and landed(paired_rates(rates, base, cur), options.targets, options.tolerance):
+        return (0, changed_cards(v), change_size(v), near)
+    return (1, near, change_size(v), 0)
+
+
+def changed_cards(v: Variant) -> int:
+    """How many cards a variant changes (a number or the mission)."""
+    return sum(1 for c in v if c != (0, 0, 0))
+
+
 def gap(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> float:
     """The summed gap, targets minus rates: its sign is the direction the numbers go."""
     return sum(t - rates[d].rate for d, t in targets)
@@ -333,6 +394,8 @@ class TuneState:
     rounds: int = 0
     games: int = 0
     reached: bool = False
+    #: why the search stopped short of the targets (empty when reached)
+    stopped: str = ""
     #: the result's rates on a block of ``options.deals`` deals from ``held_out_first``
     #: on, which no decision of the search saw (set when the search ends)
     held_out: dict[str, Rate] | None = None
@@ -360,7 +423,18 @@ class TuneState:
     @property
     def held_out_span(self) -> str:
         """Which deals ``held_out`` was measured on ("deals 200-399")."""
-        return _block(self.held_out_first, self.options.deals)
+        return _block(self.held_out_first, self.options.judge_deals)
+
+    @property
+    def cards_changed(self) -> int:
+        return changed_cards(self.best)
+
+    def zero_points(self) -> list[str]:
+        """The cards the tuned deck leaves at 0 base points that the designer gave more:
+        a card that scores nothing unless its mission is done may not be what was meant
+        (``min_points`` forbids it)."""
+        return [c.id for c, (dp, _, _) in zip(self.spec.cards, self.best)
+                if c.movement.points > 0 and c.movement.points + dp == 0]
 
     def gaps(self) -> dict[str, float]:
         """Per target, measured minus target (points of win rate) for the closest deck."""
@@ -369,9 +443,11 @@ class TuneState:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": TUNE_FORMAT, "spec": self.spec.name, "options": self.options.to_json(),
-            "reached": self.reached, "rounds": self.rounds, "games": self.games,
+            "reached": self.reached, "stopped": self.stopped, "rounds": self.rounds,
+            "games": self.games,
             "changes": describe(self.spec, self.best, self.alternatives),
-            "change_size": change_size(self.best),
+            "change_size": change_size(self.best), "cards_changed": self.cards_changed,
+            "zero_points": self.zero_points(),
             "rates": ({d: r.to_json() for d, r in self.best_rates.items()}
                       if self.best_rates is not None else None),
             "gaps_points": self.gaps(),
@@ -388,7 +464,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
     """Search the deck's numbers for the targets (see the module's docstring).  Pass a
     ``state`` to keep hold of the closest deck if the run is interrupted."""
     st = state if state is not None else TuneState(spec, options, zero(spec))
-    targets, diffs = options.targets, options.difficulties
+    targets, diffs, tol = options.targets, options.difficulties, options.tolerance
     sel = selection_rungs(options)
     if "missions" in options.vary and not st.alternatives:
         if progress is not None:
@@ -418,11 +494,11 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
         def judge(v: Variant, what: str) -> tuple[dict[str, Rate], str]:
             """``v`` over the next block of ``deals`` deals, which no choice has seen, and
             the block's name."""
-            first = sel[-1] + len(judged) * options.deals
-            span = _block(first, options.deals)
-            rates = measure([v], options.deals, f"{what} on {span}", first)[v]
+            first = sel[-1] + len(judged) * options.judge_deals
+            span = _block(first, options.judge_deals)
+            rates = measure([v], options.judge_deals, f"{what} on {span}", first)[v]
             judged.append(v)
-            st.offer(v, rates, first, force=within(rates, targets))
+            st.offer(v, rates, first, force=landed(point(rates), targets, tol))
             return rates, span
 
         cur = zero(spec)
@@ -437,7 +513,7 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                             alts))
         if within(cur_rates, targets):  # the designer's deck may already meet them
             cur_rates, span = judge(cur, "the designer's deck")
-            st.reached = within(cur_rates, targets)
+            st.reached = landed(point(cur_rates), targets, tol)
             st.log.append(_line(f"the designer's deck on {span}", spec, cur, cur_rates, targets,
                                 alts, changes=False))
         while not st.reached and st.rounds < options.max_rounds:
@@ -464,26 +540,36 @@ def tune(spec: Spec, options: TuneOptions, executor: Any = None, state: TuneStat
                     # the current deck on the same deals, when it has played them (it has,
                     # but for the designer's deck far from the targets)
                     base = measure([cur], n, "")[cur] if played >= n else None
-                    pool.sort(key=lambda v: (paired_distance(rated[v], base, cur_rates, targets),
-                                             change_size(v)))
-                    keep = 1 if k == len(sel) - 1 else max(1, math.ceil(len(pool) / 3))
+                    last = k == len(sel) - 1
+                    pool.sort(key=lambda v: rank(rated[v], base, cur_rates, v, options, last))
+                    keep = 1 if last else max(1, math.ceil(len(pool) / 3))
                     pool = pool[:keep]
                     close = paired_distance(rated[pool[0]], base, cur_rates, targets)
                 if close < distance(cur_rates, targets):
                     found = pool[0]
                     break
             if found is None:
+                st.stopped = ("no deck within reach comes closer to the targets (each card's "
+                              f"numbers move at most {options.max_change}"
+                              + (f", base points at least {options.min_points}" if options.min_points else "")
+                              + ")")
                 st.log.append(f"round {st.rounds}: no step comes closer to the targets; stopped")
                 break
             cur, played = found, sel[-1]
             cur_rates, span = judge(cur, f"round {st.rounds}: its step")
-            st.reached = within(cur_rates, targets)
+            st.reached = landed(point(cur_rates), targets, tol)
             st.log.append(_line(f"round {st.rounds}, on {span}", spec, cur, cur_rates, targets, alts))
+        if not st.reached and not st.stopped:
+            st.stopped = f"out of rounds (--max-rounds {options.max_rounds})"
         if st.held_out is None:  # no deck judged: the designer's deck, on deals no choice saw
             rates, span = judge(st.best, "the designer's deck")
             st.log.append(_line(f"the designer's deck on {span}", spec, st.best, rates, targets,
                                 alts, changes=False))
     return st
+
+
+def plural_cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def _rate_rows(rates: dict[str, Rate], targets: Sequence[tuple[str, float]]) -> list[str]:
@@ -562,12 +648,16 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
                         + (["missions swapped for ones generated at cost {}-{}".format(*o.mission_cost)]
                            if "missions" in o.vary else [])) + ").",
             ("Interrupted (Ctrl-C): the closest deck found so far." if interrupted else
-             "Every target is inside the Wilson 95% interval of its measured rate, over "
+             f"Every target is within {100 * o.tolerance:g} points of its measured rate, over "
              "deals that no choice of the search saw." if st.reached
              else "Not reached: the closest deck found; gaps (points of win rate): "
              + ", ".join(f"{d} {g:+.1f}" for d, g in st.gaps().items()) + ".")]
     changes = describe(st.spec, st.best, st.alternatives)
-    head.append("Changed: " + ("; ".join(changes) if changes else "nothing") + ".")
+    head.append(f"Changed {plural_cards(st.cards_changed)}: "
+                + ("; ".join(changes) if changes else "nothing") + ".")
+    if st.zero_points():
+        head.append("Warning: at 0 base points now: " + ", ".join(st.zero_points())
+                    + " (--min-points 1 forbids it).")
     if st.best_rates is not None:
         over = (f"{st.held_out_span} ({_deals(st.best_rates)} a difficulty), which no choice "
                 "of the search saw (the figure to expect on other deals)"
@@ -575,6 +665,9 @@ def tuned_yaml(st: TuneState, table: list[str] | None = None, interrupted: bool 
         head.append(f"Expert win rate over {over}; node limit {o.expert_node_limit} a game:")
         head += _rate_rows(st.best_rates, o.targets)
     head += table or []
-    body = dump_spec(st.tuned)
+    from .keepfile import kept_file
+
+    kept = kept_file(st.spec, st.best, st.alternatives)
+    body = kept if kept is not None else dump_spec(st.tuned)
     comment = "".join(f"# {line}".rstrip() + "\n" for line in head)
     return comment + "#\n" + body
