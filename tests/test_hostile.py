@@ -42,9 +42,16 @@ from rove.cli import app
 
 def _sigint(mode: str) -> Callable[[], None]:
     """For a child process: SIGINT at its default (a terminal) or ignored (a background
-    job of a shell without job control)."""
+    job of a shell without job control); SIGTERM and SIGHUP at their defaults either way,
+    as a shell starts a program, even when the suite itself runs under ``nohup`` (whose
+    ignored SIGHUP a child inherits, and rove rightly keeps)."""
     handler = signal.SIG_DFL if mode == "terminal" else signal.SIG_IGN
-    return lambda: signal.signal(signal.SIGINT, handler)
+
+    def setup() -> None:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, handler)
+    return setup
 
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -273,7 +280,8 @@ def _float_options() -> list[tuple[tuple[str, ...], str]]:
 
 FLOAT_OPTIONS = _float_options()
 #: Arguments a command needs before its options are looked at (a value Click accepts).
-ARGUMENTS = {("solve",): ["{deal}"], ("check",): ["classic"]}
+ARGUMENTS = {("solve",): ["{deal}"], ("check",): ["classic"],
+             ("tune",): ["classic", "--target", "normal=0.5", "-o", "{deal}.tuned.yaml"]}
 
 
 @pytest.fixture(scope="module")

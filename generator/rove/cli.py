@@ -572,7 +572,8 @@ def tune(
                                                   "1 runs in this process).", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
     tolerance: Annotated[float, typer.Option(help="How near each target the rate on deals no choice saw "
-                                                  "must land, as a share (0.03: 3 points).")] = 0.03,
+                                                  "must land, as a share (0.03: 3 points; 0.01 to 0.5).",
+                                            min=0.01, max=0.5)] = 0.03,
     min_points: Annotated[int, typer.Option(help="The fewest base points a card may be tuned to "
                                                  "(0 allows it, with a warning).", min=0, max=8)] = 0,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
