@@ -577,38 +577,20 @@ def test_two_runs_writing_one_report_leave_the_last_whole(tmp_path: Path) -> Non
     """Run A has its report staged and waits; run B writes the same --report whole; A then
     puts its own in place: both exit 0, and the file is A's report, byte for byte (the
     last to finish wins whole, never a mix), with no temporary file left."""
-    import sys
-
     from test_hardening import leftovers
-    from test_reliability import HARNESS
+    from test_reliability import held_at_commit
 
     check = ["check", "classic", "--deals", "2", "--starts", "0", "--jobs", "1"]
     alone = subprocess.run([rove_script(), *check, "--seed", "1", "--report", "a-alone.pdf"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300)
     assert alone.returncode == 0, alone.stderr
-    a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *check, "--seed", "1", "--report", "r.pdf"],
-                         cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    assert a.stdin is not None and a.stderr is not None
-    try:
-        err_a = []
-        for line in a.stderr:  # until A is ready to put its report in place
-            err_a.append(line)
-            if line.strip() == "READY":
-                break
-        assert err_a and err_a[-1].strip() == "READY", "".join(err_a)
+    with held_at_commit([*check, "--seed", "1", "--report", "r.pdf"], tmp_path) as release_a:
         b = subprocess.run([rove_script(), *check, "--seed", "2", "--report", "r.pdf"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300)
         assert b.returncode == 0, b.stderr
         of_b = (tmp_path / "r.pdf").read_bytes()
-        a.stdin.write("go\n")
-        a.stdin.close()
-        rest = a.stderr.read()
-        assert a.wait(timeout=120) == 0, rest
-    finally:
-        if a.poll() is None:
-            a.kill()
-            a.wait()
+        code, rest = release_a()
+        assert code == 0, rest
     report = (tmp_path / "r.pdf").read_bytes()
     assert report == (tmp_path / "a-alone.pdf").read_bytes() and report != of_b
     assert leftovers(tmp_path) == []

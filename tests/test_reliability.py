@@ -11,6 +11,7 @@ test.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -770,6 +771,38 @@ def test_missions_proven_before_the_limit_are_kept(runner: CliRunner, tmp_path: 
 # --------------------------------------------------------------------------- concurrent runs never mix
 
 
+@contextlib.contextmanager
+def held_at_commit(args: list[str], cwd: Path) -> Iterator[Callable[[], tuple[int, str]]]:
+    """``rove ARGS`` run through HARNESS and held just before it puts its outputs in place
+    (its READY line), so that the block can run another command meanwhile; the block
+    calls the function it is given to let the held run go on, and gets its exit code and
+    the rest of its stderr.  A held run the block leaves behind is killed."""
+    a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *args], cwd=cwd, text=True,
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert a.stdin is not None and a.stderr is not None
+    stdin, stderr = a.stdin, a.stderr
+    try:
+        err = []
+        for line in stderr:  # until the run is ready to put its outputs in place
+            err.append(line)
+            if line.strip() == "READY":
+                break
+        assert err and err[-1].strip() == "READY", "".join(err)
+
+        def release() -> tuple[int, str]:
+            stdin.write("go\n")
+            stdin.close()
+            rest = stderr.read()
+            return a.wait(timeout=120), rest
+        yield release
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+
+
+
+
 @pytest.mark.parametrize("existing", [False, True])
 def test_two_exports_into_one_folder_never_mix(tmp_path: Path, existing: bool) -> None:
     """Run A stages its export and waits; run B writes its own into the same folder; A then
@@ -778,28 +811,12 @@ def test_two_exports_into_one_folder_never_mix(tmp_path: Path, existing: bool) -
     if existing:
         ex.mkdir()  # an existing empty folder: both would move their files in
     args = ["book", "--spec", "classic", "--count", "1", "--mix", "mission:1", "--export-dir", "ex"]
-    a = subprocess.Popen([sys.executable, "-c", HARNESS, "commit", *args, "--seed", "3", "-o", "a.pdf"],
-                         cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    assert a.stdin is not None and a.stderr is not None
-    try:
-        err_a = []
-        for line in a.stderr:  # until A is ready to commit
-            err_a.append(line)
-            if line.strip() == "READY":
-                break
-        assert err_a and err_a[-1].strip() == "READY", "".join(err_a)
+    with held_at_commit([*args, "--seed", "3", "-o", "a.pdf"], tmp_path) as release_a:
         b = _run([*args, "--seed", "4", "-o", "b.pdf"], cwd=tmp_path)
         assert b.returncode == 0, b.stderr
         after_b = {name: data for name, data in _tree(ex).items() if ".tmp" not in name}  # not A's staging
-        a.stdin.write("go\n")
-        a.stdin.close()
-        rest = a.stderr.read()
-        assert a.wait(timeout=120) == 2, rest
-    finally:
-        if a.poll() is None:
-            a.kill()
-            a.wait()
+        code, rest = release_a()
+        assert code == 2, rest
     assert "another run" in rest and "nothing was written" in rest and "Traceback" not in rest
     assert _tree(ex) == after_b  # B's export, whole and alone
     listed = (ex / MANIFEST).read_text().splitlines()[1:]
