@@ -10,15 +10,18 @@ Every (size, jobs) book is made in a fresh interpreter of its own session (throu
 through ``/proc``: the wall time, the CPU time (user + sys) of the process and its
 workers, and the peak resident size of the largest process, of all of them together, and
 of the main process alone (the one that selects the puzzles and lays out the book).
-Inside, the phases are timed where they run: the candidates (generating and proving
-Mission in N, hand puzzles and campaigns), the uniqueness counts, the verified
-deals, the worked example, and the layout (the PDF, with the reader's-deck check and the
-hints re-proved) and export.  At 2 jobs a phase's time is the wall time the executor
-took for it.  Prints one row per book (with ``--repeat``, the run of median wall time
-of each), the speed-up of 2 jobs over 1 in wall and the CPU they spent, whether every
-job count wrote the same bytes (it must), and the spread of the last book made: puzzles
-per kind and grade, how often each mission is posed against the variety rule's caps, and
-whether the stars ramp.  Only the standard library, PyYAML and rove are used.
+Inside, the phases are timed in the main process as the selection goes through them:
+each kind in the order the book takes them (campaigns, hand puzzles, verified deals,
+Mission in N: generating and proving the candidates, and counting their solutions), the
+worked example, and the layout (the PDF, with the reader's-deck check and the hints
+re-proved) and export.  At 2 jobs a phase's time is the wall time the selection spent
+in it, waiting for its tasks included (later kinds' first tasks run during earlier
+kinds, so a later kind may take less than its share of the work).  Prints one row per
+book (with ``--repeat``, the run of median wall time of each), the speed-up of 2 jobs
+over 1 in wall and the CPU they spent, whether every job count wrote the same bytes (it
+must), and the spread of the last book made: puzzles per kind and grade, how often each
+mission is posed against the variety rule's caps, and whether the stars ramp.
+Only the standard library, PyYAML and rove are used.
 """
 
 from __future__ import annotations
@@ -41,17 +44,6 @@ from rove.spec import load_spec
 
 size, jobs, seed, spec_name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 phases = {}
-names = {"make_candidate": "candidates", "finish_candidate": "uniqueness", "make_deal": "deals",
-         "make_example": "example"}
-inner = build._ordered
-
-def timed_ordered(executor, fn, tasks):
-    t = time.perf_counter()
-    try:
-        return inner(executor, fn, tasks)
-    finally:
-        key = names.get(fn.__name__, fn.__name__)
-        phases[key] = phases.get(key, 0.0) + time.perf_counter() - t
 
 def timed(name, fn):
     def wrapper(*a, **k):
@@ -59,10 +51,13 @@ def timed(name, fn):
         try:
             return fn(*a, **k)
         finally:
-            phases[name] = phases.get(name, 0.0) + time.perf_counter() - t
+            key = name(*a) if callable(name) else name
+            phases[key] = phases.get(key, 0.0) + time.perf_counter() - t
     return wrapper
 
-build._ordered = timed_ordered
+build._Fill.run = timed(lambda fill: fill.kind, build._Fill.run)
+build._deals = timed("deal", build._deals)
+build.example_puzzle = timed("example", build.example_puzzle)
 build.render_book = timed("layout", build.render_book)
 build.export_files = timed("export", build.export_files)
 spec = load_spec(spec_name)
@@ -76,7 +71,7 @@ print(json.dumps({"wall": wall, "phases": phases, "puzzles": len(made.puzzles), 
                   "rows": rows, "short": made.short}))
 """
 
-PHASES = ("candidates", "uniqueness", "deals", "example", "layout", "export")
+PHASES = ("campaign", "hand", "deal", "mission", "example", "layout", "export")
 
 
 def _session_procs(sid: int) -> list[int]:

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 from pypdf import PdfReader
@@ -165,10 +166,47 @@ def test_a_deck_without_deals_names_the_deal_limit(classic: Spec, monkeypatch: p
 
 
 def test_a_deal_facing_a_full_mission_counts_as_refused(classic: Spec) -> None:
-    """Not proven (instant), and tallied under the variety rule's book cap, not as lost."""
+    """Not proven (instant): it comes back with the mission it faces and no deal."""
     full = frozenset(c.id for c in classic.cards)
-    assert build.make_deal((classic, "1:0:0", QUICK, "normal", full)) == build.REFUSED
-    assert build.make_deal((classic, "1:0:0", QUICK, "normal", frozenset())) is not None
+    mission, got = build.make_deal((classic, "1:0:0", QUICK, "normal", full))
+    assert mission in full and got is None
+    assert build.make_deal((classic, "1:0:0", QUICK, "normal", frozenset())) == (mission, ANY)
+
+
+def test_a_deal_proven_before_its_mission_filled_up_is_refused_as_one_by_one(
+        classic: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every deal faces c01 and every other try is lost; two deals fill c01's cap.  Proven
+    ahead (a lookahead of 7, here in this process), slot 3's first try faced a book with
+    room for c01 and came back lost: it is still tallied as the one-by-one run tallies it,
+    refused by the book cap (it was counted as lost, so the line blamed the deal
+    generator's reach)."""
+    from test_book_craft import _fake_kinds
+
+    from rove.book.grade import Features
+    from rove.position import Position
+
+    _fake_kinds(monkeypatch)
+
+    def deal(spec: Spec, label: str, settings: Settings, difficulty: str, mission_ok: object = None) -> object:
+        _, s, a = map(int, label.split(":"))
+        if callable(mission_ok) and not mission_ok("c01"):
+            return None
+        if (s + a) % 2:
+            return None
+        return build.Puzzle("deal", Position(spec=None, layout="B", mission="c01"),  # type: ignore[arg-type]
+                            (), Features(solutions=1), 0.5, 3, ("deal", label), label, difficulty=difficulty)
+
+    monkeypatch.setattr(build, "deal_puzzle", deal)
+
+    def tally() -> build.KindTally:
+        tallies: dict[str, build.KindTally] = {}
+        build.generate_book(classic, 4, {"deal": 1}, 1, tallies=tallies)
+        return tallies["deal"]
+
+    one_by_one = tally()
+    assert (one_by_one.made, one_by_one.tried, one_by_one.none, one_by_one.book_cap) == (2, 24, 1, 21)
+    monkeypatch.setattr(build, "lookahead", lambda executor: 7)
+    assert tally() == one_by_one
 
 
 def test_a_kind_goes_on_when_the_variety_rule_refuses_its_spares(classic: Spec,
@@ -255,18 +293,20 @@ _LAUNCH = """
 import sys
 import rove.book.build as build
 
-inner = build._ordered
+import rove.executors as executors
+
+inner = executors.LocalPoolExecutor.submit
 said = []
 
 
-def hooked(executor, fn, tasks):
-    if not said and executor.name == "local":
+def hooked(self, fn, task, priority=0):
+    if not said:
         said.append(True)
         print("ready", file=sys.stderr, flush=True)
-    return inner(executor, fn, tasks)
+    return inner(self, fn, task, priority)
 
 
-build._ordered = hooked
+executors.LocalPoolExecutor.submit = hooked
 sys.argv = ["rove", *sys.argv[1:]]
 from rove.cli import main
 

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, dumps_plan
 from ..errors import SolverBug
@@ -49,6 +49,9 @@ from .puzzles import (
     mission_puzzle,
     potential_stars,
 )
+
+if TYPE_CHECKING:
+    from ..executors import Ahead, Job
 
 KIND_ORDER = ("mission", "hand", "deal", "campaign")
 DEFAULT_MIX = "mission:55,hand:20,deal:15,campaign:10"
@@ -232,73 +235,85 @@ def finish_candidate(task: tuple[Puzzle, Settings]) -> Puzzle:
         return count_solutions(*task)
 
 
-#: what ``make_deal`` returns for a deal facing a mission with no room left in the book
-REFUSED = "refused"
-
-
-def make_deal(task: tuple[Spec, str, Settings, str, frozenset[str]]) -> Puzzle | str | None:
-    """One verified-deal candidate as a worker task; ``full`` are the missions with no
-    room left in the book when it was sent: a deal facing one is not even proven, and
-    comes back as REFUSED (so the tally can say the variety rule turned it away)."""
+def make_deal(task: tuple[Spec, str, Settings, str, frozenset[str]]) -> tuple[str | None, Puzzle | None]:
+    """One verified-deal candidate as a worker task: (the mission face up at its start, the
+    deal proven winnable or None).  ``full`` are the missions with no room left in the book
+    when it was sent: a deal facing one is not even proven (None).  The selection decides
+    by the mission and the book as they are when it takes the deal (``_deals``), so a deal
+    sent before a mission filled up decides as one sent after."""
     from ..solve import core
 
     spec, label, settings, difficulty, full = task
-    refused: list[str] = []
+    faced: list[str] = []
 
     def mission_ok(mission: str) -> bool:
-        if mission in full:
-            refused.append(mission)
+        faced.append(mission)
         return mission not in full
 
     with core.tables_off():
         got = deal_puzzle(spec, label, settings, difficulty, mission_ok=mission_ok)
-    return REFUSED if refused else got
-
-
-def _ordered(executor: Any, fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
-    """``fn`` over ``tasks`` on the executor, the results in task order (they arrive in
-    any order; nothing that follows depends on which came first)."""
-    if not tasks:
-        return []
-    out: list[Any] = [None] * len(tasks)
-    for i, r in executor.map_unordered(fn, tasks, max_chunk=1):
-        out[i] = r
-    return out
+    return (faced[0] if faced else None), got
 
 
 def lookahead(executor: Any) -> int:
-    """Candidates computed ahead of the selection: one in this process (exactly the work a
-    one-by-one selection does), a few per worker otherwise."""
+    """Tasks sent ahead of the selection: one in this process (exactly the work a one-by-one
+    selection does), a few per worker otherwise."""
     workers = max(1, int(getattr(executor, "workers", 1)))
     return 1 if workers == 1 or getattr(executor, "name", "") == "serial" else LOOKAHEAD * workers
 
 
-#: candidates computed ahead per worker: enough to keep every worker busy through a batch
-#: of uneven tasks, few enough that little is computed past the last one a kind needs
+#: tasks sent ahead per worker: enough to keep every worker busy through uneven tasks (the
+#: executor starts them in the selection's order, so more ahead delays none that it needs
+#: first), few enough that little is computed past the last one a kind needs
 LOOKAHEAD = 4
+
+#: the order ``generate_book`` takes the kinds in (campaigns first: see there), then the
+#: worked example; a task's priority is its place in this one-by-one order
+RUN_ORDER = ("campaign", "hand", "deal", "mission", "example")
+
+
+def _priority(kind: str, place: int) -> int:
+    """The executor's priority of task ``place`` of ``kind`` (higher starts first): the
+    one-by-one selection's order, so a worker always takes the task the selection will
+    ask for soonest, and a later kind's tasks sent early fill only what would be idle."""
+    return -(RUN_ORDER.index(kind) * 10 ** 9 + place)
+
+
+def _send_candidate(executor: Any, kind: str, spec: Spec, seed: int, settings: Settings, j: int) -> Job:
+    """Candidate ``j`` of ``kind`` (label ``seed:j``) sent to the executor."""
+    return executor.submit(make_candidate, (kind, spec, f"{seed}:{j}", settings), _priority(kind, 2 * j))
+
+
+def _send_deal(executor: Any, spec: Spec, seed: int, settings: Settings, slot: int, attempt: int,
+               place: int, full: frozenset[str]) -> Job:
+    """Try ``attempt`` of deal slot ``slot`` (label ``seed:slot:attempt``) sent to the executor."""
+    task = (spec, f"{seed}:{slot}:{attempt}", settings, DEAL_DIFFICULTIES[slot % len(DEAL_DIFFICULTIES)], full)
+    return executor.submit(make_deal, task, _priority("deal", place))
 
 
 class _Fill:
     """One kind's puzzles chosen from its candidates in seed-label order, into per-grade
     quotas (see the module text).  The selection itself is sequential and cheap; the
-    candidates and their uniqueness counts, the dear part, are computed ahead in batches
-    on the executor.  Every task is a pure function of its inputs and the selection takes
-    the results in seed order, deciding exactly as it would one by one, so the book is the
-    same byte for byte for any number of workers, batch size or executor: a batch only
-    computes some candidates (or counts) that a one-by-one run would not have needed."""
+    candidates and their uniqueness counts, the dear part, stream through the executor:
+    a few candidates ahead of the selection (``Ahead``), and the count of every candidate
+    that arrived ahead and may need one.  Every task is a pure function of its inputs and
+    the selection takes the results in seed order, deciding exactly as it would one by
+    one, so the book is the same byte for byte for any number of workers, lookahead or
+    executor: running ahead only computes some candidates (or counts) that a one-by-one
+    run would not have needed."""
 
     def __init__(self, kind: str, n: int, spec: Spec, settings: Settings, seed: int,
                  keys: set[tuple], progress: Progress | None, quota: MissionQuota,
-                 executor: Any, tally: KindTally) -> None:
+                 executor: Any, tally: KindTally, early: dict[int, Job] | None = None) -> None:
         self.kind, self.n, self.spec, self.settings, self.seed = kind, n, spec, settings, seed
         self.keys, self.progress, self.quota, self.executor = keys, progress, quota, executor
         self.tally = tally
+        self.early = dict(early or {})  # candidates sent before the kind's turn (generate_book)
         self.quotas = star_quotas(n)
         self.chosen: dict[int, list[Puzzle]] = {s: [] for s in self.quotas}
         self.spare: list[Puzzle] = []
-        self.counted: dict[str, Puzzle] = {}
+        self.counts: dict[str, Job] = {}  # label -> the uniqueness count sent
         self.strict = False
-
     def enough(self) -> bool:
         """Every quota is full, or its gap can be filled by spares one star away (once
         ``strict``, only by spares the variety rule still allows)."""
@@ -328,62 +343,73 @@ class _Fill:
         kind has too few puzzles, or it would beat the weakest 5-star puzzle (only then is
         the count worth its cost).  Once false for a candidate it stays false as the
         selection goes on (grades only fill, the weakest 5-star puzzle only gets
-        stronger), so a batch may count ahead every candidate it holds true for."""
+        stronger), so the count of every candidate it holds true for may be sent early."""
         pot = potential_stars(p)
         five = self.chosen[5]
         return (len(self.chosen[pot]) < self.quotas[pot] or self._short()
                 or pot == 5 and bool(five) and p.score > min(q.score for q in five))
 
-    def _count_ahead(self, batch: list[Puzzle | None], at: int) -> None:
-        """Count the solutions of ``batch[at]`` (which the selection needs now) and of every
-        later candidate of the batch that may need it, in one round on the executor."""
-        now = batch[at]
-        assert now is not None
-        todo, seen = [now], set(self.keys)
-        for p in batch[at + 1:]:
-            if p is None or p.key in seen or p.source in self.counted:
-                continue
-            seen.add(p.key)
-            if potential_stars(p) > p.stars and self.worth_counting(p):
-                todo.append(p)
-        for p, got in zip(todo, _ordered(self.executor, finish_candidate,
-                                         [(p, self.settings) for p in todo])):
-            self.counted[p.source] = got
+    def _send_count(self, p: Puzzle, j: int) -> Job:
+        """The uniqueness count of candidate ``j`` (``p``), sent once."""
+        if p.source not in self.counts:
+            self.counts[p.source] = self.executor.submit(finish_candidate, (p, self.settings),
+                                                         _priority(self.kind, 2 * j + 1))
+        return self.counts[p.source]
+
+    def _count_early(self, stream: Ahead) -> None:
+        """Send the count of every candidate that arrived ahead of its turn and may need it
+        then: new, allowed by the variety rule, graded below what it is worth, and
+        ``worth_counting`` now (which only ever turns false, so a count sent early is at
+        worst not needed; the selection still decides at the candidate's turn)."""
+        for j, p in stream.finished():
+            if (p is not None and p.key not in self.keys and self.quota.allows(p)
+                    and potential_stars(p) > p.stars and self.worth_counting(p)):
+                self._send_count(p, j)
 
     def run(self) -> list[Puzzle]:
         per, floor = ATTEMPTS[self.kind]
         self.tally.asked, self.tally.budget = self.n, max(floor, per * self.n)
         if self.progress:
             self.progress(self.kind, 0, self.n)
-        ahead = lookahead(self.executor)
+
+        def start(j: int) -> Job:
+            job = self.early.pop(j, None)
+            if job is None:
+                job = _send_candidate(self.executor, self.kind, self.spec, self.seed, self.settings, j)
+            return job
+
+        from ..executors import Ahead
+
         i = 0
-        while True:
-            while i < self.tally.budget and not self.enough():
-                labels = [f"{self.seed}:{j}" for j in range(i, min(self.tally.budget, i + ahead))]
-                batch = _ordered(self.executor, make_candidate,
-                                 [(self.kind, self.spec, label, self.settings) for label in labels])
-                for at, p in enumerate(batch):
-                    if self.enough():
+        with Ahead(start, self.tally.budget, lookahead(self.executor)) as stream:
+            try:
+                while True:
+                    while i < self.tally.budget and not self.enough():
+                        self._count_early(stream)
+                        p = next(stream)
+                        i += 1
+                        self.tally.tried += 1
+                        self._take(p, i - 1)
+                    self._fill_gaps()
+                    # ``enough`` counted every spare one star away, but the variety rule may
+                    # refuse some of them by the time the gaps are filled (a big book of the
+                    # standard deck fell short so, its budget barely touched): then the
+                    # candidates go on, and ``enough`` counts only the spares the rule allows
+                    if i >= self.tally.budget or not self._gaps():
                         break
-                    i += 1
-                    self.tally.tried += 1
-                    self._take(batch, at, p)
-                self.counted.clear()
-            self._fill_gaps()
-            # ``enough`` counted every spare one star away, but the variety rule may refuse
-            # some of them by the time the gaps are filled (a big book of the standard deck
-            # fell short so, its budget barely touched): then the candidates go on, and
-            # ``enough`` counts only the spares the rule allows (none are left now)
-            if i >= self.tally.budget or not self._gaps():
-                break
-            self.strict = True
+                    self.strict = True
+            finally:
+                for job in (*self.counts.values(), *self.early.values()):
+                    job.cancel()
+                self.counts.clear()
+                self.early.clear()
         out = [p for s in sorted(self.chosen) for p in self.chosen[s]]
         self.tally.made = len(out)
         self.tally.spare = len(self.spare)
         return out
 
-    def _take(self, batch: list[Puzzle | None], at: int, p: Puzzle | None) -> None:
-        """The one-by-one selection's step for candidate ``p`` (``batch[at]``)."""
+    def _take(self, p: Puzzle | None, j: int) -> None:
+        """The one-by-one selection's step for candidate ``j``, ``p``."""
         quota, chosen, quotas = self.quota, self.chosen, self.quotas
         if p is None:
             self.tally.none += 1
@@ -401,9 +427,8 @@ class _Fill:
             # the count worth its cost), and never print it under-graded
             if not self.worth_counting(p):
                 return
-            if p.source not in self.counted:
-                self._count_ahead(batch, at)
-            p = self.counted[p.source]
+            p = self._send_count(p, j).result()
+            del self.counts[p.source]  # the counted puzzle keeps its label
             if potential_stars(p) > p.stars:
                 return  # not counted within its node budget
         if p.stars == 5 and len(chosen[5]) >= quotas[5] and chosen[5]:
@@ -443,7 +468,7 @@ class _Fill:
 
 def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
            progress: Progress | None, quota: MissionQuota, executor: Any,
-           tally: KindTally) -> list[Puzzle]:
+           tally: KindTally, early: dict[tuple[int, int], Job] | None = None) -> list[Puzzle]:
     """Verified deals through the mission quota like every kind: a deal whose first
     mission has no room left is not even proven.
 
@@ -454,33 +479,50 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
     fails often enough (an impossible deal is lost or undecided about seven times in ten)
     that a fixed few tries a slot left big books short: 2 of the 55 slots of a book of 365.
 
-    The deals are proven ahead, in rounds on the executor: the next candidate of the slot
-    being decided and, for the next few slots, the first candidate not known to be None
-    (a candidate that is a puzzle is taken as likely to pass), so no deal is proven that
-    the one-by-one order would not prove, unless an earlier slot's choice refuses one it
-    thought would pass."""
+    The deals stream through the executor: the try of the slot being decided and, for the
+    next few slots, the first try not known to have failed (a try still running or proven
+    is taken as likely to pass), each sent as soon as the one before it is known to fail,
+    so no deal is proven that the one-by-one order would not prove, unless an earlier
+    slot's choice refuses one it thought would pass.  A try sent earlier faced the book's
+    full missions of then, a subset of those of when it is taken (the book only fills
+    here); the selection refuses by the missions full now, so it decides as one by one."""
     out: list[Puzzle] = []
     per, _ = ATTEMPTS["deal"]
     tally.asked, tally.budget = n, per * n
     if progress:
         progress("deal", 0, n)
     window = lookahead(executor)
-    proven: dict[tuple[int, int], Puzzle | str | None] = {}
+    sent: dict[tuple[int, int], Job] = dict(early or {})
 
-    def prove(need: list[tuple[int, int]]) -> None:
-        full = frozenset(m for m in quota.used if not quota.room(m))
-        tasks = [(spec, f"{seed}:{s}:{a}", settings,
-                  DEAL_DIFFICULTIES[s % len(DEAL_DIFFICULTIES)], full) for s, a in need]
-        proven.update(zip(need, _ordered(executor, make_deal, tasks)))
+    def send(slot: int, attempt: int) -> None:
+        if (slot, attempt) not in sent:
+            # the one-by-one order: slot by slot, then the empty slots' further tries
+            place = slot * per + attempt if attempt < per else n * per + slot * tally.budget + attempt
+            sent[slot, attempt] = _send_deal(executor, spec, seed, settings, slot, attempt, place,
+                                             frozenset(m for m in quota.used if not quota.room(m)))
+
+    def failed(slot: int, attempt: int) -> bool:
+        """Known already (arrived) not to give the slot a deal."""
+        from ..executors import arrived
+
+        job = sent.get((slot, attempt))
+        if job is None:
+            return False
+        ok, got = arrived(job)
+        if not ok:
+            return False
+        mission, p = got
+        return p is None or mission is not None and not quota.room(mission)
 
     def take(slot: int, attempt: int) -> bool:
         """Decide candidate ``attempt`` of ``slot``: whether the book takes it."""
+        send(slot, attempt)
         tally.tried += 1
-        p = proven.pop((slot, attempt))
-        if p is None:
+        mission, p = sent.pop((slot, attempt)).result()
+        if mission is not None and not quota.room(mission):
+            tally.book_cap += 1  # its mission has no room left in the book: refused unproven
+        elif p is None:
             tally.none += 1
-        elif isinstance(p, str):  # REFUSED: its mission had no room left in the book
-            tally.book_cap += 1
         elif p.key in keys:
             tally.duplicate += 1
         elif not quota.allows(p):
@@ -493,37 +535,58 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
         return False
 
     empty: list[int] = []
-    for slot in range(n):
-        for attempt in range(per):
-            if (slot, attempt) not in proven:
-                need = [(slot, attempt)]
+    try:
+        for slot in range(n):
+            for attempt in range(per):
+                send(slot, attempt)
                 for s in range(slot + 1, min(n, slot + window)):
                     a = 0
-                    while a < per and (s, a) in proven and not isinstance(proven[s, a], Puzzle):
+                    while a < per and failed(s, a):
                         a += 1
-                    if a < per and (s, a) not in proven:
-                        need.append((s, a))
-                prove(need)
-            if take(slot, attempt):
-                break
-        else:
-            empty.append(slot)
-        if progress:
-            progress("deal", len(out), n)
-    proven.clear()
-    for slot in empty:
-        attempt = per
-        while tally.tried < tally.budget:
-            if (slot, attempt) not in proven:
-                prove([(slot, a) for a in range(attempt, attempt + min(window, tally.budget - tally.tried))])
-            attempt += 1
-            if take(slot, attempt - 1):
-                if progress:
-                    progress("deal", len(out), n)
-                break
-    proven.clear()
+                    if a < per:
+                        send(s, a)
+                if take(slot, attempt):
+                    break
+            else:
+                empty.append(slot)
+            if progress:
+                progress("deal", len(out), n)
+        for slot in empty:
+            attempt = per
+            while tally.tried < tally.budget:
+                for a in range(attempt, attempt + min(window, tally.budget - tally.tried)):
+                    send(slot, a)
+                attempt += 1
+                if take(slot, attempt - 1):
+                    if progress:
+                        progress("deal", len(out), n)
+                    break
+    finally:
+        for job in sent.values():
+            job.cancel()
     tally.made = len(out)
     return out
+
+
+def _send_early(executor: Any, spec: Spec, seed: int, settings: Settings,
+                counts: dict[str, int]) -> dict[str, dict[Any, Job]]:
+    """The tasks every kind's selection is sure to take, sent before their kind's turn so
+    no worker idles while a kind runs out its last long task: a kind's first ``n``
+    candidates (it tries at least as many as it makes: ``enough`` needs ``n`` puzzles,
+    chosen or spare) and every deal slot's first try.  Only for workers (nothing is
+    computed ahead in this process); a deal sent now faces a book with no full mission,
+    which ``_deals`` makes up for."""
+    if lookahead(executor) <= 1:
+        return {}
+    early: dict[str, dict[Any, Job]] = {}
+    for kind in RUN_ORDER:
+        n = counts.get(kind, 0)
+        if kind == "deal":
+            early[kind] = {(s, 0): _send_deal(executor, spec, seed, settings, s, 0, s * ATTEMPTS["deal"][0],
+                                              frozenset()) for s in range(n)}
+        elif kind != "example":
+            early[kind] = {j: _send_candidate(executor, kind, spec, seed, settings, j) for j in range(n)}
+    return early
 
 
 def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
@@ -543,17 +606,19 @@ def generate_book(spec: Spec, count: int, mix: dict[str, int], seed: int,
     keys: set[tuple] = set()
     quota = MissionQuota(count)
     found: list[Puzzle] = []
+    early = _send_early(executor, spec, seed, settings, counts)
     # campaigns first: their missions are on the deck's first cards whatever the seed, so
     # they take those cards' quota before the kinds that can pose any mission
-    for kind in ("campaign", "hand", "deal", "mission"):
+    for kind in RUN_ORDER[:4]:
         if not counts.get(kind):
             continue
         tally = tallies.setdefault(kind, KindTally(kind))
         if kind == "deal":
-            got = _deals(counts[kind], spec, settings, seed, keys, progress, quota, executor, tally)
+            got = _deals(counts[kind], spec, settings, seed, keys, progress, quota, executor, tally,
+                         early.get(kind))
         else:
             got = _Fill(kind, counts[kind], spec, settings, seed, keys, progress, quota, executor,
-                        tally).run()
+                        tally, early.get(kind)).run()
         found += got
         short = counts[kind] - len(got)
         if short and kind != "mission":
@@ -569,15 +634,18 @@ def example_puzzle(spec: Spec, seed: int, puzzles: list[Puzzle],
                    settings: Settings = Settings(), executor: Any = None) -> Puzzle | None:
     """A small Mission in N for the "How to solve one" page, none of the book's own (by
     key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits.  The
-    first that fits in label order, the candidates made ahead on ``executor``."""
-    from ..executors import SerialExecutor
+    first that fits in label order, the candidates streamed through ``executor``."""
+
+    from ..executors import Ahead, SerialExecutor
 
     executor = executor if executor is not None else SerialExecutor()
     taken = {p.key for p in puzzles}
-    ahead = lookahead(executor)
-    for i in range(0, EXAMPLE_TRIES, ahead):
-        labels = [f"{seed}:example:{j}" for j in range(i, min(EXAMPLE_TRIES, i + ahead))]
-        for p in _ordered(executor, make_example, [(spec, lb, settings) for lb in labels]):
+
+    def start(j: int) -> Job:
+        return executor.submit(make_example, (spec, f"{seed}:example:{j}", settings), _priority("example", j))
+
+    with Ahead(start, EXAMPLE_TRIES, lookahead(executor)) as stream:
+        for p in stream:
             if (p is not None and p.key not in taken
                     and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
                     and len(p.plan) <= EXAMPLE_ACTIONS):
