@@ -491,21 +491,27 @@ def test_an_interrupted_pool_ends_its_busy_workers(tmp_path: Path) -> None:
     assert _wait_for(lambda: not _session(proc.pid)), _session(proc.pid)
 
 
-def test_a_signal_at_any_moment_of_the_pool_wait_ends_the_pool(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loop", [
+    pytest.param("ex.map_unordered(time.sleep, [0.001] * 5000, max_chunk=1)", id="map_unordered"),
+    pytest.param("Ahead(lambda i: ex.submit(time.sleep, 0.001, -i), 5000, 8)", id="stream"),
+])
+def test_a_signal_at_any_moment_of_the_pool_wait_ends_the_pool(tmp_path: Path, loop: str) -> None:
     """Ctrl-C lands wherever the main thread is while results come in, so it is sent at
     twenty moments of a pool of 5,000 short tasks; each time the pool must end, and no
     thread of it may print a traceback. (The pool's wait took every pending future's lock
     in a Python loop; an interrupt inside it left locks held and the shutdown then waited
     forever: this hung within its first three interrupts, and a `kill` of `rove check
-    --jobs 2` hung in 6 runs of 15.)"""
+    --jobs 2` hung in 6 runs of 15.)  Both ways of running tasks: ``map_unordered``
+    (``rove check``) and a stream of ``submit``s (``rove book``), whose waits for the next
+    result and sends of the next task interleave."""
     code = ("import os, signal, threading, time\n"
-            "from rove.executors import LocalPoolExecutor\n"
+            "from rove.executors import Ahead, LocalPoolExecutor\n"
             "for n in range(20):\n"
             "    timer = threading.Timer(0.2 + 0.02 * n, os.kill, (os.getpid(), signal.SIGINT))\n"
             "    try:\n"
             "        with LocalPoolExecutor(2) as ex:\n"
             "            timer.start()\n"
-            "            for _ in ex.map_unordered(time.sleep, [0.001] * 5000, max_chunk=1):\n"
+            f"            for _ in {loop}:\n"
             "                pass\n"
             "        print('finished before the interrupt')\n"
             "    except KeyboardInterrupt:\n"
