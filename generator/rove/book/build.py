@@ -272,23 +272,37 @@ LOOKAHEAD = 4
 RUN_ORDER = ("campaign", "hand", "deal", "mission", "example")
 
 
-def _priority(kind: str, place: int) -> int:
-    """The executor's priority of task ``place`` of ``kind`` (higher starts first): the
-    one-by-one selection's order, so a worker always takes the task the selection will
-    ask for soonest, and a later kind's tasks sent early fill only what would be idle."""
-    return -(RUN_ORDER.index(kind) * 10 ** 9 + place)
+#: the priority a task gains when the selection is sure to take it (see ``_priority``)
+SURE = 10 ** 12
 
 
-def _send_candidate(executor: Any, kind: str, spec: Spec, seed: int, settings: Settings, j: int) -> Job:
+def _priority(kind: str, place: int, sure: bool = False) -> int:
+    """The executor's priority of task ``place`` of ``kind`` (higher starts first): first
+    the tasks the selection is ``sure`` to take (every kind's first candidates, every deal
+    slot's first try, the counts it sent for candidates that may need one), then those it
+    may take (candidates and tries ahead of it), each in the one-by-one selection's order.
+    So a worker takes the task the selection will ask for soonest among the useful ones,
+    a guess ahead waits until the selection knows more, and later kinds' tasks fill what
+    would be idle.  (The task the selection waits for starts first whatever its priority.)"""
+    return (SURE if sure else 0) - (RUN_ORDER.index(kind) * 10 ** 9 + place)
+
+
+def _send_candidate(executor: Any, kind: str, spec: Spec, seed: int, settings: Settings, j: int,
+                    sure: bool = False) -> Job:
     """Candidate ``j`` of ``kind`` (label ``seed:j``) sent to the executor."""
-    return executor.submit(make_candidate, (kind, spec, f"{seed}:{j}", settings), _priority(kind, 2 * j))
+    return executor.submit(make_candidate, (kind, spec, f"{seed}:{j}", settings), _priority(kind, 2 * j, sure))
 
 
 def _send_deal(executor: Any, spec: Spec, seed: int, settings: Settings, slot: int, attempt: int,
-               place: int, full: frozenset[str]) -> Job:
+               place: int, full: frozenset[str], sure: bool = False) -> Job:
     """Try ``attempt`` of deal slot ``slot`` (label ``seed:slot:attempt``) sent to the executor."""
     task = (spec, f"{seed}:{slot}:{attempt}", settings, DEAL_DIFFICULTIES[slot % len(DEAL_DIFFICULTIES)], full)
-    return executor.submit(make_deal, task, _priority("deal", place))
+    return executor.submit(make_deal, task, _priority("deal", place, sure))
+
+
+def _send_example(executor: Any, spec: Spec, seed: int, settings: Settings, j: int) -> Job:
+    """Candidate ``j`` of the worked example (label ``seed:example:j``) sent to the executor."""
+    return executor.submit(make_example, (spec, f"{seed}:example:{j}", settings), _priority("example", j))
 
 
 class _Fill:
@@ -353,7 +367,7 @@ class _Fill:
         """The uniqueness count of candidate ``j`` (``p``), sent once."""
         if p.source not in self.counts:
             self.counts[p.source] = self.executor.submit(finish_candidate, (p, self.settings),
-                                                         _priority(self.kind, 2 * j + 1))
+                                                         _priority(self.kind, 2 * j + 1, sure=True))
         return self.counts[p.source]
 
     def _count_early(self, stream: Ahead) -> None:
@@ -570,22 +584,26 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
 
 def _send_early(executor: Any, spec: Spec, seed: int, settings: Settings,
                 counts: dict[str, int]) -> dict[str, dict[Any, Job]]:
-    """The tasks every kind's selection is sure to take, sent before their kind's turn so
-    no worker idles while a kind runs out its last long task: a kind's first ``n``
-    candidates (it tries at least as many as it makes: ``enough`` needs ``n`` puzzles,
-    chosen or spare) and every deal slot's first try.  Only for workers (nothing is
-    computed ahead in this process); a deal sent now faces a book with no full mission,
-    which ``_deals`` makes up for."""
-    if lookahead(executor) <= 1:
+    """Every kind's first tasks, sent before the kind's turn so no worker idles while a
+    kind runs out its last long task: the ones its selection is sure to take (a kind's
+    first ``n`` candidates, for it tries at least as many as it makes: ``enough`` needs
+    ``n`` puzzles, chosen or spare; every deal slot's first try) and, as a guess, a
+    window's worth of candidates more.  Only for workers (nothing is computed ahead in
+    this process); a deal sent now faces a book with no full mission, which ``_deals``
+    makes up for."""
+    window = lookahead(executor)
+    if window <= 1:
         return {}
     early: dict[str, dict[Any, Job]] = {}
-    for kind in RUN_ORDER:
+    for kind in RUN_ORDER[:4]:
         n = counts.get(kind, 0)
         if kind == "deal":
             early[kind] = {(s, 0): _send_deal(executor, spec, seed, settings, s, 0, s * ATTEMPTS["deal"][0],
-                                              frozenset()) for s in range(n)}
-        elif kind != "example":
-            early[kind] = {j: _send_candidate(executor, kind, spec, seed, settings, j) for j in range(n)}
+                                              frozenset(), sure=True) for s in range(n)}
+        elif n:
+            per, floor = ATTEMPTS[kind]
+            early[kind] = {j: _send_candidate(executor, kind, spec, seed, settings, j, sure=j < n)
+                           for j in range(min(n + window, max(floor, per * n)))}
     return early
 
 
@@ -631,25 +649,34 @@ EXAMPLE_POINTS, EXAMPLE_ACTIONS, EXAMPLE_TRIES = (2, 3), 4, 40
 
 
 def example_puzzle(spec: Spec, seed: int, puzzles: list[Puzzle],
-                   settings: Settings = Settings(), executor: Any = None) -> Puzzle | None:
+                   settings: Settings = Settings(), executor: Any = None,
+                   early: dict[int, Job] | None = None) -> Puzzle | None:
     """A small Mission in N for the "How to solve one" page, none of the book's own (by
     key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits.  The
-    first that fits in label order, the candidates streamed through ``executor``."""
+    first that fits in label order, the candidates streamed through ``executor``
+    (``early``: candidates sent before, by label number; those not taken are cancelled)."""
 
     from ..executors import Ahead, SerialExecutor
 
     executor = executor if executor is not None else SerialExecutor()
     taken = {p.key for p in puzzles}
 
-    def start(j: int) -> Job:
-        return executor.submit(make_example, (spec, f"{seed}:example:{j}", settings), _priority("example", j))
+    early = dict(early or {})
 
-    with Ahead(start, EXAMPLE_TRIES, lookahead(executor)) as stream:
-        for p in stream:
-            if (p is not None and p.key not in taken
-                    and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
-                    and len(p.plan) <= EXAMPLE_ACTIONS):
-                return p
+    def start(j: int) -> Job:
+        job = early.pop(j, None)
+        return job if job is not None else _send_example(executor, spec, seed, settings, j)
+
+    try:
+        with Ahead(start, EXAMPLE_TRIES, lookahead(executor)) as stream:
+            for p in stream:
+                if (p is not None and p.key not in taken
+                        and EXAMPLE_POINTS[0] <= p.features.points <= EXAMPLE_POINTS[1]
+                        and len(p.plan) <= EXAMPLE_ACTIONS):
+                    return p
+    finally:
+        for job in early.values():
+            job.cancel()
     return None
 
 
@@ -710,11 +737,19 @@ def make_book(spec: Spec, options: BookOptions, executor: Any = None,
     none; SolverBug or ExportCheckFailed when a check fails (a bug, never expected)."""
     mix = parse_mix(options.mix)
     tallies: dict[str, KindTally] = {}
+    # the example's first candidates (a pure function of the seed) fill the workers the
+    # book's last tasks leave idle; in this process nothing is sent ahead
+    ahead = lookahead(executor) if executor is not None else 1
+    examples = {j: _send_example(executor, spec, options.seed, options.settings, j)
+                for j in range(ahead)} if ahead > 1 else {}
     puzzles = generate_book(spec, options.count, mix, options.seed, options.settings, progress,
                             executor=executor, tallies=tallies)
     if not puzzles:
+        for job in examples.values():
+            job.cancel()
         return MadeBook([], b"", {}, [])
-    example = example_puzzle(spec, options.seed, puzzles, options.settings, executor=executor)
+    example = example_puzzle(spec, options.seed, puzzles, options.settings, executor=executor,
+                             early=examples)
     data = render_book(spec, puzzles, options.seed, options.paper, options.title, options.subtitle,
                        example, options.per_page)
     files = export_files(puzzles, spec, options.title, options.seed) if options.export else {}
