@@ -10,7 +10,9 @@ Every (size, jobs) book is made in a fresh interpreter of its own session (throu
 through ``/proc``: the wall time, the CPU time (user + sys) of the process and its
 workers, and the peak resident size of the largest process, of all of them together, and
 of the main process alone (the one that selects the puzzles and lays out the book).
-Inside, the phases are timed in the main process as the selection goes through them:
+At 2 jobs and more, ``busy`` is the share of the run the workers spent in tasks (every
+task a worker runs is timed there), which shows how well the tasks keep the workers fed
+whatever else the machine runs.  Inside, the phases are timed in the main process as the selection goes through them:
 each kind in the order the book takes them (campaigns, hand puzzles, verified deals,
 Mission in N: generating and proving the candidates, and counting their solutions), the
 worked example, and the layout (the PDF, with the reader's-deck check and the hints
@@ -44,6 +46,12 @@ from rove.spec import load_spec
 
 size, jobs, seed, spec_name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 phases = {}
+# every task a worker runs goes through book.timed_task (this file, on the workers' path)
+sys.path.insert(0, sys.argv[5])
+import concurrent.futures, book as bench
+pool_submit = concurrent.futures.ProcessPoolExecutor.submit
+concurrent.futures.ProcessPoolExecutor.submit = (
+    lambda self, fn, *a, **k: pool_submit(self, bench.timed_task, fn, *a, **k))
 
 def timed(name, fn):
     def wrapper(*a, **k):
@@ -65,13 +73,31 @@ t0 = time.perf_counter()
 with make_executor("local", jobs) as ex:
     made = build.make_book(spec, build.BookOptions(count=size, seed=seed, export=True), ex)
 wall = time.perf_counter() - t0
+busy = bench.busy_share(jobs, wall) if jobs > 1 else None
 digest = hashlib.sha256(made.pdf + json.dumps(made.files, sort_keys=True).encode()).hexdigest()
 rows = [[p.kind, p.stars, sorted(build.posed_missions(p))] for p in made.puzzles]
-print(json.dumps({"wall": wall, "phases": phases, "puzzles": len(made.puzzles), "sha": digest[:16],
+print(json.dumps({"wall": wall, "busy": busy, "phases": phases, "puzzles": len(made.puzzles), "sha": digest[:16],
                   "rows": rows, "short": made.short}))
 """
 
 PHASES = ("campaign", "hand", "deal", "mission", "example", "layout", "export")
+
+
+def timed_task(fn, task):
+    """``fn(task)`` in a worker, the seconds it took added to the worker's line in the
+    folder ``ROVE_BENCH_TASKS`` names."""
+    t = time.monotonic()
+    try:
+        return fn(task)
+    finally:
+        with open(os.path.join(os.environ["ROVE_BENCH_TASKS"], str(os.getpid())), "a") as f:
+            f.write(f"{time.monotonic() - t}\n")
+
+
+def busy_share(jobs: int, wall: float) -> float:
+    """The share of the run the workers spent in tasks (1.0: none was ever idle)."""
+    folder = Path(os.environ["ROVE_BENCH_TASKS"])
+    return sum(float(x) for f in folder.iterdir() for x in f.read_text().split()) / (jobs * wall)
 
 
 def _session_procs(sid: int) -> list[int]:
@@ -119,10 +145,11 @@ def _watch(pid: int) -> tuple[float, int, int, int]:
 
 
 def run_one(size: int, jobs: int, seed: int, spec: str) -> dict:
-    with tempfile.TemporaryFile("w+") as out:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryDirectory(prefix="rove-bench-") as tasks:
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(size), str(jobs), str(seed), spec],
-                                stdout=out, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(size), str(jobs), str(seed), spec,
+                                 str(Path(__file__).resolve().parent)],
+                                stdout=out, start_new_session=True, env={**os.environ, "ROVE_BENCH_TASKS": tasks})
         cpu, peak, peaks, main = _watch(proc.pid)
         wall = time.perf_counter() - t
         proc.returncode = 0
@@ -209,8 +236,8 @@ def main() -> None:
     jobs = [int(x) for x in args.jobs.split(",")]
     print(f"rove book on {args.spec}, seed {args.seed}; {os.cpu_count()} cores seen "
           "(figures from a shared machine are noisy)")
-    head = (f"{'puzzles':>7} {'jobs':>4} {'made':>4} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'all MB':>7} "
-            f"{'main MB':>7}  " + " ".join(f"{p:>10}" for p in PHASES))
+    head = (f"{'puzzles':>7} {'jobs':>4} {'made':>4} {'wall s':>8} {'cpu s':>8} {'busy':>5} {'peak MB':>8} "
+            f"{'all MB':>7} {'main MB':>7}  " + " ".join(f"{p:>10}" for p in PHASES))
     print(head)
     rows = []
     for size in sizes:
@@ -218,7 +245,8 @@ def main() -> None:
             r = median_run(size, j, args.seed, args.spec, max(1, args.repeat))
             rows.append(r)
             ph = " ".join(f"{r['phases'].get(p, 0.0):10.1f}" for p in PHASES)
-            print(f"{size:>7} {j:>4} {r['puzzles']:>4} {r['wall']:8.1f} {r['cpu']:8.1f} "
+            busy = "-" if r["busy"] is None else f"{100 * r['busy']:.0f}%"
+            print(f"{size:>7} {j:>4} {r['puzzles']:>4} {r['wall']:8.1f} {r['cpu']:8.1f} {busy:>5} "
                   f"{r['peak_kb'] / 1024:8.0f} {r['peaks_kb'] / 1024:7.0f} {r['main_kb'] / 1024:7.0f}  {ph}",
                   flush=True)
             if args.json:
