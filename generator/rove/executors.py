@@ -196,8 +196,7 @@ class LocalPoolExecutor:
 
     def _feed(self) -> None:
         """Send the queued jobs of highest priority while the pool has room."""
-        assert self._pool is not None
-        while self._queued and len(self._sent) <= self.workers:
+        while self._pool is not None and self._queued and len(self._sent) <= self.workers:
             job = heapq.heappop(self._queued)[2]
             if not job.wanted or job.future is not None or job.fn is None:
                 continue  # cancelled, or queued again by ``_wait_for`` and sent already
