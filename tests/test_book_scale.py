@@ -51,10 +51,34 @@ def test_the_book_is_the_same_in_a_pool_of_two(classic: Spec, serial_book: MadeB
 
 def test_the_book_is_the_same_for_any_lookahead(classic: Spec, serial_book: MadeBook,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Candidates computed 7 at a time (as a pool of workers has them) in this process:
-    the selection takes them in seed order and decides as one by one."""
+    """Candidates and deals sent 7 ahead, and every kind's first ones at the start, as
+    for a pool of workers (here lazy jobs in this process, each computed when taken, so
+    a deal is proven against the book as it is then, not as it was when sent): the
+    selection takes them in seed order and decides as one by one."""
     monkeypatch.setattr(build, "lookahead", lambda executor: 7)
     assert same(make_book(classic, OPTIONS, SerialExecutor()), serial_book)
+
+
+def test_this_process_computes_only_the_candidates_the_selection_takes(
+        classic: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs 1 sends tasks ahead as lazy jobs: every candidate and deal made is one the
+    selection tried, none is made twice."""
+    from test_book_craft import _fake_kinds
+
+    _fake_kinds(monkeypatch)
+    made: list[tuple[str, str]] = []
+
+    def counting(kind: str, inner: Callable[..., object]) -> Callable[..., object]:
+        def counted(spec: Spec, label: str, *a: object, **k: object) -> object:
+            made.append((kind, label))
+            return inner(spec, label, *a, **k)
+        return counted
+
+    for kind in ("mission", "hand", "campaign", "deal"):
+        monkeypatch.setattr(build, f"{kind}_puzzle", counting(kind, getattr(build, f"{kind}_puzzle")))
+    tallies: dict[str, build.KindTally] = {}
+    build.generate_book(classic, 30, build.parse_mix(build.DEFAULT_MIX), 1, tallies=tallies)
+    assert len(made) == len(set(made)) == sum(t.tried for t in tallies.values()) > 30
 
 
 def test_the_book_is_the_same_on_a_dask_cluster(classic: Spec, serial_book: MadeBook) -> None:
