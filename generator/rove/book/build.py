@@ -572,6 +572,8 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
                     send(slot, a)
                 attempt += 1
                 if take(slot, attempt - 1):
+                    for key in [k for k in sent if k[0] == slot]:  # the slot's tries sent ahead
+                        sent.pop(key).cancel()
                     if progress:
                         progress("deal", len(out), n)
                     break
