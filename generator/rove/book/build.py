@@ -328,6 +328,7 @@ class _Fill:
         self.spare: list[Puzzle] = []
         self.counts: dict[str, Job] = {}  # label -> the uniqueness count sent
         self.strict = False
+
     def enough(self) -> bool:
         """Every quota is full, or its gap can be filled by spares one star away (once
         ``strict``, only by spares the variety rule still allows)."""
@@ -500,6 +501,8 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
     slot's choice refuses one it thought would pass.  A try sent earlier faced the book's
     full missions of then, a subset of those of when it is taken (the book only fills
     here); the selection refuses by the missions full now, so it decides as one by one."""
+    from ..executors import arrived
+
     out: list[Puzzle] = []
     per, _ = ATTEMPTS["deal"]
     tally.asked, tally.budget = n, per * n
@@ -517,8 +520,6 @@ def _deals(n: int, spec: Spec, settings: Settings, seed: int, keys: set[tuple],
 
     def failed(slot: int, attempt: int) -> bool:
         """Known already (arrived) not to give the slot a deal."""
-        from ..executors import arrived
-
         job = sent.get((slot, attempt))
         if job is None:
             return False
@@ -657,7 +658,6 @@ def example_puzzle(spec: Spec, seed: int, puzzles: list[Puzzle],
     key or mission): 2 or 3 points, 4 actions at most; None when no candidate fits.  The
     first that fits in label order, the candidates streamed through ``executor``
     (``early``: candidates sent before, by label number; those not taken are cancelled)."""
-
     from ..executors import Ahead, SerialExecutor
 
     executor = executor if executor is not None else SerialExecutor()
