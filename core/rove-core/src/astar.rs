@@ -305,11 +305,14 @@ fn search(
                 |s2| s2.status == Status::Playing && s2.done <= done0,
                 keys,
             );
-            // the estimates' memo slots too, as the whole-deal search does
-            // (`Heuristic::prefetch`)
+            // then for each successor its node's key and cost when the table likely holds
+            // it, else its estimate's memo slot (`Heuristic::prefetch`): only hints, so
+            // a wrong guess costs a cache miss and changes nothing else
             for (i, (_, s2)) in successors.iter().enumerate() {
-                if keys.has(i) {
-                    h.prefetch(s2);
+                if let Some((_, hash)) = keys.get(i) {
+                    if !nodes.prefetch_node(hash) {
+                        h.prefetch(s2);
+                    }
                 }
             }
             for (i, (a, s2)) in successors.iter().enumerate() {

@@ -38,11 +38,6 @@ impl Keys {
     pub fn get(&self, i: usize) -> Option<(&[u8], u64)> {
         self.spans[i].map(|(a, b, hash)| (&self.bytes[a as usize..b as usize], hash))
     }
-
-    /// Whether successor `i` was wanted (has a key).
-    pub fn has(&self, i: usize) -> bool {
-        self.spans[i].is_some()
-    }
 }
 
 /// A slot of the table: a node's id, where its key starts in the arena and half its
@@ -133,6 +128,20 @@ fn home(hash: u64, bits: u32) -> usize {
 /// How many nodes ahead [`NodeTable::grow`] prefetches the slots it will write: enough
 /// misses in flight to cover a memory load's latency.
 const GROW_AHEAD: usize = 16;
+
+/// Ask the processor to load the cache line of `x` now (a hint: nothing is read).
+pub fn prefetch_at<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing, and the address is a live
+    // value's.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (x as *const T).cast(),
+        )
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
 
 /// What a [`NodeTable`] allocates, emptied, for the next search to fill again
 /// ([`NodeTable::with_buffers`], [`NodeTable::into_buffers`]).  The expert plays hundreds
@@ -270,17 +279,33 @@ impl<G: Copy + PartialOrd> NodeTable<G> {
     /// hashed first, their slots loaded together, then probed one by one, so that their
     /// cache misses overlap instead of coming one after another.
     pub fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let slot: *const Entry = &self.slots[home(hash, self.bits)];
-            // SAFETY: a prefetch is only a hint; it reads nothing and the address is a
-            // slot of the table.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
+        prefetch_at(&self.slots[home(hash, self.bits)]);
+    }
+
+    /// Whether `hash`'s probe will likely find a node: its slots (prefetched by
+    /// [`NodeTable::keys_into`]) are read for a tag of `hash` without comparing keys, and
+    /// for each one met its key and cost are asked for, which the probe and
+    /// [`Slot::known_at`] read next.  A hint only, for what to prefetch: a search asks the
+    /// heuristic's memo slot of a successor's estimate only for a successor that is
+    /// likely new (most of those that are found are known at their cost and never
+    /// estimated), and a found successor's key and cost, read one after another, were
+    /// each a cache miss the search waited on.
+    pub fn prefetch_node(&self, hash: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut pos = home(hash, self.bits);
+        let mut found = false;
+        loop {
+            let e = self.slots[pos];
+            if e.id == EMPTY {
+                return found;
             }
+            if e.tag == tag(hash) {
+                prefetch_at(&self.nodes.keys[e.at as usize]);
+                prefetch_at(&self.nodes.best[e.id as usize]);
+                found = true;
+            }
+            pos = (pos + 1) & mask;
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
     }
 
     /// The canonical key and hash of each successor that `wanted` keeps (none for the
