@@ -55,6 +55,14 @@ pub struct Heuristic {
 /// mission: more than any state can obtain, small enough that sums do not overflow.
 pub const UNREACHABLE_NEED: i32 = 1 << 20;
 
+/// The memo's slots, all empty, in huge pages where the system gives them (see
+/// [`crate::pages`]): allocated zeroed and advised before any is written.
+fn memo_table() -> Vec<[u64; 2]> {
+    let memo = vec![[0u64; 2]; MEMO_SLOTS];
+    crate::pages::advise_huge(&memo);
+    memo
+}
+
 /// The memo slot of a key (Fibonacci hashing: the key's high bits are the layout).
 fn memo_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
@@ -118,7 +126,7 @@ impl Heuristic {
         let inert = deck.layout_free();
         Heuristic {
             dist,
-            memo: RefCell::new(vec![[0u64; 2]; MEMO_SLOTS]),
+            memo: RefCell::new(memo_table()),
             tables: None,
             inert,
         }

@@ -15,6 +15,7 @@
 //! * [`heuristic`]: the admissible mission bound and the points bound
 //! * [`key`]: canonical keys (states up to translation)
 //! * [`budget`]: node limits and the hooks a search polls
+//! * [`pages`]: huge pages for the large tables read at random
 //! * [`nodes`]: search nodes by canonical key, with the parent links plans come from
 //! * [`astar`]: optimal mission plans
 //! * [`closure`]: the states a start reaches by ability uses alone, walked once for
@@ -37,6 +38,7 @@ pub mod key;
 pub mod limits;
 pub mod lost;
 pub mod nodes;
+pub mod pages;
 pub mod rules;
 pub mod state;
 pub mod store;

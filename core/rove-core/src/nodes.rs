@@ -185,14 +185,15 @@ pub fn trim<T>(v: &mut Vec<T>, max_bytes: usize) {
     }
 }
 
-/// `v` as `n` free slots, in its own allocation when that holds them.
+/// `v` as `n` free slots, in its own allocation when that holds them (a new one in
+/// huge pages where the system gives them: the slots are probed at random).
 fn free_slots(v: &mut Vec<Entry>, n: usize) {
-    if v.capacity() >= n {
-        v.clear();
-        v.resize(n, FREE);
-    } else {
-        *v = vec![FREE; n];
+    if v.capacity() < n {
+        *v = Vec::with_capacity(n);
+        crate::pages::advise_huge(v);
     }
+    v.clear();
+    v.resize(n, FREE);
 }
 
 impl<G: Copy + PartialOrd> NodeTable<G> {
