@@ -5,8 +5,10 @@ decided in a few hundred nodes."""
 
 from __future__ import annotations
 
+import functools
 import json
-import random
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,10 @@ from typer.testing import CliRunner
 from rove.check import CheckInterrupted, CheckOptions, parse_band, print_report, run_check
 from rove.check import run as check_run
 from rove.check.advice import advice
-from rove.check.stats import wilson
+from rove.check.stats import clopper_pearson, wilson
 from rove.check.tally import Tally
 from rove.check.tasks import ExpertTask, SpecRef, StartsTask
-from rove.check.verdict import NARROW, contradicted, position, stop_reason, z_for
+from rove.check.verdict import NARROW, contradicted, interval, look_alpha, position, stop_reason, z_for
 from rove.cli import app
 from rove.executors import LocalPoolExecutor, SerialExecutor
 from rove.spec import load_spec
@@ -37,28 +39,60 @@ def seq(**kw: Any) -> CheckOptions:
 # --------------------------------------------------------------------------- the stopping rule
 
 
+def _miss_chance(p: float, o: CheckOptions, band: tuple[float, float],
+                 bounds: Callable[[int, int], tuple[float, float]]) -> float:
+    """The exact chance that a sequential run's reported interval misses the true rate
+    ``p``: the runs still going, by wins so far, carried batch by batch (a binomial
+    walk), each stopping where the rule stops it."""
+    going, n, missed = {0: 1.0}, 0, 0.0
+    while going:
+        b = min(o.batch, o.max_deals - n)
+        pmf = [math.comb(b, k) * p ** k * (1 - p) ** (b - k) for k in range(b + 1)]
+        after: dict[int, float] = {}
+        for w, chance in going.items():
+            for k, q in enumerate(pmf):
+                after[w + k] = after.get(w + k, 0.0) + chance * q
+        n += b
+        going = {}
+        for w, chance in after.items():
+            lo, hi = bounds(w, n)
+            if position(lo, hi, band) is not None or hi - lo <= NARROW or n >= o.max_deals:
+                missed += chance * (not lo <= p <= hi)
+            else:
+                going[w] = chance
+    return missed
+
+
 def test_the_interval_stays_valid_under_the_stopping_rule() -> None:
-    """Simulated runs of the stopping rule (batches of 20 to at most 200, the defaults):
-    the interval where a run stops misses the true rate in at most 5% of runs with the
-    error split over the looks; with a plain 95% interval at every look it misses more
-    often (what repeated looks do to an ordinary interval)."""
-    o = CheckOptions(batch=20, max_deals=200)
-    assert o.looks == 10 and abs(z_for(1) - 1.96) < 1e-3 and abs(z_for(10) - 2.807) < 1e-3
-    rng = random.Random(7)
-    runs, p, band = 1500, 0.45, (0.45, 0.65)  # the true rate on the band's edge: the hard case
-    missed = {10: 0, 1: 0}
-    for _ in range(runs):
-        wins = [rng.random() < p for _ in range(200)]
-        for looks in missed:
-            n = 0
-            while True:
-                n += 20
-                lo, hi = wilson(sum(wins[:n]), n, z_for(looks))
-                if position(lo, hi, band) is not None or hi - lo <= NARROW or n >= 200:
-                    break
-            missed[looks] += not lo <= p <= hi
-    assert missed[10] / runs <= 0.05
-    assert missed[1] / runs > missed[10] / runs
+    """With the defaults (batches of 20 to at most 420), the exact chance that the
+    interval where a run stops misses the true rate is at most 5% at rates on and about
+    the band's edges and inside it; a plain 95% interval looked at after every batch
+    misses four times as often on an edge (what repeated looks do to an ordinary
+    interval)."""
+    o = CheckOptions()
+    assert (o.batch, o.max_deals, o.looks) == (20, 420, 21)
+    assert abs(z_for(1) - 1.96) < 1e-3 and abs(z_for(21) - 2.005) < 1e-3
+    assert abs(z_for(21, last=False) - 3.662) < 1e-3
+    band = o.band("normal")
+    shared = functools.lru_cache(maxsize=None)(lambda w, n: interval(w, n, o))
+    for p in (0.44, 0.45, 0.46, 0.5, 0.55, 0.64, 0.65, 0.66):
+        assert _miss_chance(p, o, band, shared) <= 0.05, p
+    assert _miss_chance(0.45, o, band, wilson) > 0.15
+
+
+def test_the_cap_narrows_to_ten_points_at_any_rate() -> None:
+    """The default cap is the fewest deals (in whole batches) at which the last look's
+    interval is at most 10 points wide whatever the expert won, so a run with every
+    default ends settled or within 10 points; one batch fewer would not."""
+    o = CheckOptions()
+    widest = max(interval(w, o.max_deals, o)[1] - interval(w, o.max_deals, o)[0]
+                 for w in range(o.max_deals + 1))
+    assert widest <= NARROW
+    fewer, alpha = o.max_deals - o.batch, look_alpha(o.looks)
+    assert max(clopper_pearson(w, fewer, alpha)[1] - clopper_pearson(w, fewer, alpha)[0]
+               for w in range(fewer + 1)) > NARROW
+    assert stop_reason(189, o.max_deals, o, "normal") == "narrow"  # 45%: over the edge
+    assert stop_reason(210, o.max_deals, o, "normal") == "settled"  # 50%: inside
 
 
 def test_stop_reasons() -> None:
@@ -83,12 +117,13 @@ def test_bands_parse_and_refuse_nonsense() -> None:
 
 def test_deals_until_the_verdict_is_clear(specs: dict[str, Path]) -> None:
     """The easy deck (every game won) settles too easy at the first look whose interval
-    lies above the band (6 looks, z = 2.64: 15 of 15 clear 65%, 10 of 10 clear 45%); the
+    lies above the band (6 looks, each before the last at 99.9%: 20 of 20 clear 65% where 15
+    of 15 do not, 10 of 10 clear 45%); the
     hard one settles too hard; the row deck (half won) plays on to its cap.  Batches
     are whole."""
     easy = run_check(load_spec(specs["always"]), seq()).to_json()["verdict"]
     assert {d: (v["verdict"], v["deals"], v["stopped"]) for d, v in easy.items()} == {
-        "normal": ("too easy", 15, "settled"), "impossible": ("too easy", 10, "settled")}
+        "normal": ("too easy", 20, "settled"), "impossible": ("too easy", 10, "settled")}
     hard = run_check(load_spec(specs["never"]), seq(max_deals=20)).to_json()
     v = hard["verdict"]
     assert v["normal"]["verdict"] == "too hard" and v["normal"]["settled"]

@@ -391,8 +391,11 @@ def check(
     deals: Annotated[int | None, typer.Option(help=f"Random deals per difficulty, a fixed count (at most "
                                                    f"{MAX_DEALS:,}); by default deals in batches of "
                                                    f"{CHECK_BATCH} until the expert's interval settles "
-                                                   "the verdict.", min=0, max=MAX_DEALS)] = None,
-    max_deals: Annotated[int, typer.Option(help="Most deals per difficulty without --deals.",
+                                                   "the verdict or narrows to 10 points.", min=0,
+                                              max=MAX_DEALS)] = None,
+    max_deals: Annotated[int, typer.Option(help="Most deals per difficulty without --deals; the default "
+                                                "is the fewest at which the interval is always at most "
+                                                "10 points wide.",
                                            min=1, max=MAX_DEALS)] = CHECK_MAX_DEALS,
     band: Annotated[list[str] | None, typer.Option(help="DIFFICULTY=LOW-HIGH, the target band of the expert's "
                                                         "win rate (repeat for each), e.g. normal=0.45-0.65; "

@@ -24,8 +24,10 @@ CHECK_TIME_LIMIT = 600.0
 #: deals a difficulty plays in one batch of ``rove check``'s sequential run, between two
 #: looks at the expert's interval
 CHECK_BATCH = 20
-#: the most deals a difficulty plays in a sequential ``rove check`` (``--max-deals``)
-CHECK_MAX_DEALS = 200
+#: the most deals a difficulty plays in a sequential ``rove check`` (``--max-deals``): the
+#: fewest at which the last look's interval is at most 10 points wide at any rate
+#: (``rove.check.verdict``), so every difficulty ends settled or that narrow
+CHECK_MAX_DEALS = 420
 #: deals a difficulty the thoughtful player plays in a sequential ``rove check``
 #: (``--thoughtful-deals``; with ``--deals N`` it plays all N)
 CHECK_THOUGHTFUL_DEALS = 30

@@ -28,12 +28,13 @@ BARE_BUDGET = 99  # points of the bare budget for mission costs from the starts:
 MAX_STARTS = 720  # arrangements tried when starts is None (all of them for 6 modules)
 #: The defaults are sized for a verdict within about five minutes on two cores
 #: (docs/internals/check.md, "How long a check takes"): deals in batches of 20 a
-#: difficulty until the expert's interval settles the verdict against the band (at most
-#: 200), the thoughtful player on the first 30, 60 start arrangements, and the thoughtful
-#: player's cheap rungs only.  Each figure grows on request (--deals fixes the count,
-#: --max-deals raises the cap, --starts for the costs, --node-limit and --seer-node-limit
-#: for the dear rungs); the figures of a run depend on its options only, never on the
-#: machine.  The figures themselves live in ``rove.defaults``, which the CLI reads too.
+#: difficulty until the expert's interval settles the verdict against the band or is at
+#: most 10 points wide (at most 420), the thoughtful player on the first 30, 60 start
+#: arrangements, and the thoughtful player's cheap rungs only.  Each figure grows on
+#: request (--deals fixes the count, --max-deals raises the cap, --starts for the costs,
+#: --node-limit and --seer-node-limit for the dear rungs); the figures of a run depend on
+#: its options only, never on the machine.  The figures themselves live in
+#: ``rove.defaults``, which the CLI reads too.
 DEFAULT_DEALS: int | None = None  # None: deals until the verdict is clear (sequential)
 DEFAULT_BATCH = CHECK_BATCH
 DEFAULT_MAX_DEALS = CHECK_MAX_DEALS

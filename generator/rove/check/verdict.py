@@ -6,15 +6,22 @@ size, and looks at each difficulty's interval after every batch: it stops that
 difficulty when the interval lies wholly below, inside or above the target band (the
 verdict is *settled*), when it is at most ``NARROW`` wide, or at the cap.  Looking again
 and again at an ordinary 95% interval and stopping when it looks good inflates its error
-(each look is another chance to be fooled), so the interval used at every look is the
-Wilson interval at the level that splits the 5% error evenly over the looks the run may
-take (a Bonferroni split: ``looks = ceil(max_deals / batch)``, 10 with the defaults, so
-each look's interval is a 99.5% one).  By the union bound the chance that *any* look's
-interval misses the true rate is at most 5%, whatever the stopping rule does with them,
-so the interval reported where the run stopped is a valid 95% one.  It is conservative
-(wider than it need be at any one look); a confidence sequence would be tighter at the
-cost of a less familiar construction.  With ``--deals N`` there is one look, the plain
-Wilson 95% interval, and no stopping.
+(each look is another chance to be fooled), so each look's interval has a level of its
+own, the 5% error shared out over the looks the run may take (``looks = ceil(max_deals
+/ batch)``): the last look, at the cap, gets ``LAST_LOOK_SHARE`` of it (4.5%), and each
+earlier look an even part of the rest (with the defaults 0.5% over 20 looks).  Each
+look's interval is the Clopper-Pearson one at its level, whose chance of missing the
+true rate is at most that level's error at every rate (Wilson's swings a little either
+side of it), so by the union bound the chance that *any* look's interval misses is at
+most their sum, 5%, whatever the stopping rule does with them: the interval reported
+where the run stopped is a valid 95% one.  Most of the error goes to the last look
+because that is where a deck inside its band ends, so the cap's interval is nearly the
+plain one; the default cap (420) is the fewest whole batches at which it is at most
+``NARROW`` wide whatever the rate, so every difficulty ends settled or within 10 points.
+The earlier looks, stricter, still settle a deck clearly off its band within a few
+batches.  (An even split over the looks, Bonferroni's, made the cap's interval as
+strict as the others: some 800 deals for 10 points.)  With ``--deals N`` there is one
+look, the plain Wilson 95% interval, and no stopping.
 
 *Every decision is made on whole batches in seed order*, so the deals played, where each
 difficulty stops and every figure are the same with any number of workers and either
@@ -29,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .options import CheckOptions
-from .stats import wilson
+from .stats import clopper_pearson, wilson
 
 #: an interval at most this wide stops a sequential run even when it straddles an edge
 NARROW = 0.10
@@ -39,15 +46,45 @@ TOO_EASY, IN_BAND, TOO_HARD = "too easy", "in the band", "too hard"
 HARDER, EASIER = "harder", "easier"
 
 
-def z_for(looks: int) -> float:
-    """The two-sided normal quantile of each look's interval, the 5% error split evenly
-    over ``looks`` looks (1.96 for one)."""
-    return statistics.NormalDist().inv_cdf(1 - ALPHA / (2 * max(1, looks)))
+#: the share of the 5% error the last look (at the cap) gets; the looks before it share the rest
+LAST_LOOK_SHARE = 0.9
 
 
-def interval(won: int, n: int, looks: int) -> tuple[float, float]:
-    """The expert's interval after ``n`` deals, valid under the stopping rule."""
-    return wilson(won, n, z_for(looks))
+def look_alpha(looks: int, last: bool = True) -> float:
+    """A look's share of the 5% error when the run may take ``looks`` looks: all of it
+    for one; else the last look's ``LAST_LOOK_SHARE`` or, with ``last`` false, each
+    earlier look's even part of the rest."""
+    if looks <= 1:
+        return ALPHA
+    if last:
+        return ALPHA * LAST_LOOK_SHARE
+    return ALPHA * (1 - LAST_LOOK_SHARE) / (looks - 1)
+
+
+def z_for(looks: int, last: bool = True) -> float:
+    """The two-sided normal quantile of a look's level (:func:`look_alpha`): 1.96 for one
+    look.  The JSON gives it so that a look's strictness reads at a glance."""
+    return statistics.NormalDist().inv_cdf(1 - look_alpha(looks, last) / 2)
+
+
+def _is_last(n: int, options: CheckOptions) -> bool:
+    return options.deals is not None or n >= options.max_deals
+
+
+def look_z(n: int, options: CheckOptions) -> float:
+    """The quantile of the look after ``n`` deals: the last look's at the cap (or for a
+    fixed count), an earlier look's before it."""
+    return z_for(options.looks, _is_last(n, options))
+
+
+def interval(won: int, n: int, options: CheckOptions) -> tuple[float, float]:
+    """The expert's interval after ``n`` deals, valid under the stopping rule: with a
+    fixed count the plain Wilson 95% interval; in a sequential run the Clopper-Pearson
+    interval at the look's share of the error (its coverage is at least its level at
+    every rate, which the union bound over the looks needs)."""
+    if options.deals is not None:
+        return wilson(won, n)
+    return clopper_pearson(won, n, look_alpha(options.looks, _is_last(n, options)))
 
 
 def position(lo: float, hi: float, band: tuple[float, float]) -> str | None:
@@ -65,7 +102,7 @@ def position(lo: float, hi: float, band: tuple[float, float]) -> str | None:
 def stop_reason(won: int, n: int, options: CheckOptions, difficulty: str) -> str | None:
     """Why a sequential run stops a difficulty after ``n`` deals (``settled``, ``narrow``
     or ``max_deals``), or None to play another batch."""
-    lo, hi = interval(won, n, options.looks)
+    lo, hi = interval(won, n, options)
     if n and position(lo, hi, options.band(difficulty)) is not None:
         return "settled"
     if n and hi - lo <= NARROW:
@@ -133,13 +170,13 @@ def verdict_section(options: CheckOptions, experts: list[dict[str, Any]], ref: s
     the run stopped (``stopped``), the lever and the ``rove tune`` command."""
     if "expert" not in options.players:
         return None
-    z = z_for(options.looks)
     out: dict[str, dict[str, Any]] = {}
     for d in options.difficulties:
         rs = [r for r in experts if r["difficulty"] == d]
         n, won = len(rs), sum(r["status"] == "won" for r in rs)
         band = options.band(d)
-        lo, hi = wilson(won, n, z)
+        z = look_z(n, options)
+        lo, hi = interval(won, n, options)
         settled = position(lo, hi, band) if n else None
         rate = won / n if n else None
         lean = None if rate is None else _lean(rate, band)
@@ -151,6 +188,8 @@ def verdict_section(options: CheckOptions, experts: list[dict[str, Any]], ref: s
             "win_rate": None if rate is None else round(rate, 4),
             "interval": [round(lo, 4), round(hi, 4)] if n else None,
             "z": round(z, 4), "looks": options.looks,
+            "level": round(1 - look_alpha(options.looks, _is_last(n, options)), 6),
+            "method": "wilson" if options.deals is not None else "clopper-pearson",
             "settled": settled is not None, "verdict": settled or "unsettled", "leaning": lean,
             "stopped": stopped.get(d, "fixed" if not options.sequential else "interrupted"),
             "direction": direction, "target": target,
