@@ -27,14 +27,13 @@ import heapq
 import itertools
 import multiprocessing
 import os
-import signal
-import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from queue import Empty, SimpleQueue
 from typing import Any, Protocol
+
+from .outputs import interrupts_held
 
 Task = Any
 Result = Any
@@ -120,36 +119,6 @@ class SerialExecutor:
         return LazyJob(fn, task)
 
 
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM back while the pool takes a task in, then act on one that
-    came meanwhile.  ``ProcessPoolExecutor.submit`` holds the pool's locks while it files
-    the task; a signal's exception raised between a lock's acquire and the block that
-    releases it leaves the lock held, and the pool's shutdown then waits for it forever
-    (tests/test_reliability.py sends Ctrl-C at twenty moments of a pool's wait: one run in
-    a few hung so).  Outside the main thread nothing is held back (Python delivers
-    signals to the main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    old = {s: signal.signal(s, lambda signum, _frame: came.append(signum)) for s in held}
-    try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-        for signum in came[:1]:
-            was = old[signal.Signals(signum)]
-            if callable(was):
-                was(signum, None)
-            elif was == signal.SIG_DFL:
-                if signum == signal.SIGINT:
-                    raise KeyboardInterrupt
-                os.kill(os.getpid(), signum)
-
-
 class PoolJob:
     """A task of ``LocalPoolExecutor.submit``: queued in this process by priority, then
     sent to the pool as a worker frees (``future`` set), then arrived."""
@@ -233,7 +202,7 @@ class LocalPoolExecutor:
             job = heapq.heappop(self._queued)[2]
             if not job.wanted or job.future is not None or job.fn is None:
                 continue  # cancelled, or queued again by ``_wait_for`` and sent already
-            with signals_held():
+            with interrupts_held():
                 job.future = self._pool.submit(job.fn, job.task)
             job.fn = job.task = None
             self._sent[job.future] = job
@@ -281,7 +250,7 @@ class LocalPoolExecutor:
         # holds no lock of Python's when a signal's exception leaves it.
         finished: SimpleQueue[Future[list[tuple[int, Result]]]] = SimpleQueue()
         chunks = chunked(tasks, self.workers, max_chunk or self.max_chunk)
-        with signals_held():
+        with interrupts_held():
             for chunk in chunks:
                 self._pool.submit(run_chunk, fn, chunk).add_done_callback(finished.put)
         # The futures still pending when an exception leaves this loop are not cancelled

@@ -174,8 +174,11 @@ def _locked(folders: list[Path]) -> Iterator[None]:
 def interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C, SIGTERM and SIGHUP off while the block runs, then raise the first one
     caught: for the renames that put outputs into place, so that they happen all or not
-    at all, and for starting CP-SAT's thread (``rove.solve.cpsat``), so that a Ctrl-C
-    never leaves it running unwaited for."""
+    at all, for starting CP-SAT's thread (``rove.solve.cpsat``), so that a Ctrl-C
+    never leaves it running unwaited for, and for handing tasks to the process pool
+    (``rove.executors``): ``ProcessPoolExecutor.submit`` holds the pool's locks while it
+    files a task, and an interrupt raised between a lock's acquire and its release left
+    the lock held, so the pool's shutdown waited for it forever."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
