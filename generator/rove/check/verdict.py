@@ -20,7 +20,7 @@ plain one; the default cap (420) is the fewest whole batches at which it is at m
 ``NARROW`` wide whatever the rate, so every difficulty ends settled or within 10 points.
 The earlier looks, stricter, still settle a deck clearly off its band within a few
 batches.  (An even split over the looks, Bonferroni's, made the cap's interval as
-strict as the others: some 800 deals for 10 points.)  With ``--deals N`` there is one
+strict as the others: a cap of 1,100 deals for 10 points.)  With ``--deals N`` there is one
 look, the plain Wilson 95% interval, and no stopping.
 
 *Every decision is made on whole batches in seed order*, so the deals played, where each
@@ -69,12 +69,6 @@ def z_for(looks: int, last: bool = True) -> float:
 
 def _is_last(n: int, options: CheckOptions) -> bool:
     return options.deals is not None or n >= options.max_deals
-
-
-def look_z(n: int, options: CheckOptions) -> float:
-    """The quantile of the look after ``n`` deals: the last look's at the cap (or for a
-    fixed count), an earlier look's before it."""
-    return z_for(options.looks, _is_last(n, options))
 
 
 def interval(won: int, n: int, options: CheckOptions) -> tuple[float, float]:
@@ -175,7 +169,7 @@ def verdict_section(options: CheckOptions, experts: list[dict[str, Any]], ref: s
         rs = [r for r in experts if r["difficulty"] == d]
         n, won = len(rs), sum(r["status"] == "won" for r in rs)
         band = options.band(d)
-        z = look_z(n, options)
+        last = _is_last(n, options)
         lo, hi = interval(won, n, options)
         settled = position(lo, hi, band) if n else None
         rate = won / n if n else None
@@ -187,8 +181,8 @@ def verdict_section(options: CheckOptions, experts: list[dict[str, Any]], ref: s
             "band": [band[0], band[1]], "deals": n, "won": won,
             "win_rate": None if rate is None else round(rate, 4),
             "interval": [round(lo, 4), round(hi, 4)] if n else None,
-            "z": round(z, 4), "looks": options.looks,
-            "level": round(1 - look_alpha(options.looks, _is_last(n, options)), 6),
+            "z": round(z_for(options.looks, last), 4), "looks": options.looks,
+            "level": round(1 - look_alpha(options.looks, last), 6),
             "method": "wilson" if options.deals is not None else "clopper-pearson",
             "settled": settled is not None, "verdict": settled or "unsettled", "leaning": lean,
             "stopped": stopped.get(d, "fixed" if not options.sequential else "interrupted"),
