@@ -48,14 +48,15 @@ lint: setup
 	$(BIN)/ruff check generator tests bench docs/tools
 	$(BIN)/mypy
 
-## The whole test suite: the core's own tests, the linters, pytest on two worker
+## The whole test suite: the core's own tests (rove-core's: the binding has none, and
+## building it for tests would only build PyO3 once more), the linters, pytest on two worker
 ## processes, then the guide's build (make docs).  The compiled core must be built (the
 ## run's first line says it is); ROVE_CORE=0 tests the pure-Python path instead.
 ## worksteal hands tests out one by one and lets an idle worker take queued ones from a
 ## busy one, so a file of long tests no longer holds one worker while the other waits
 ## (loadfile did).
 test: setup browser lint
-	$(CARGO) test --manifest-path core/Cargo.toml --release --quiet
+	$(CARGO) test --manifest-path core/Cargo.toml -p rove-core --release --quiet
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 	$(MAKE) --no-print-directory docs
 

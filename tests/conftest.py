@@ -32,6 +32,8 @@ import json
 import os
 import shutil
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -263,12 +265,42 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
+def _installed_base(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The folder the run's workers share for the installed rove."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Installed:
     """rove as a user installs it (tests/installed.py): the wheel in a fresh venv with no
     Rust on its PATH, built once a run and shared by the xdist workers."""
-    base = tmp_path_factory.getbasetemp()
-    return installed_rove(base if worker_id == "master" else base.parent)
+    return installed_rove(_installed_base(tmp_path_factory, worker_id))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _installed_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                     worker_id: str) -> Iterator[None]:
+    """Start building the installed rove in the background at the run's first test when
+    any test of the run needs it: the build (the wheel, a venv, pip, about 50 s) then
+    runs beside the other tests instead of holding a worker, or both, at the first test
+    that asks.  A failed build here is left for that test's own call to try again and
+    report."""
+    if not any("installed" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        yield
+        return
+    base = _installed_base(tmp_path_factory, worker_id)
+
+    def build() -> None:
+        try:
+            installed_rove(base)
+        except Exception:  # the test that needs it builds again and says why
+            pass
+
+    thread = threading.Thread(target=build, name="installed-rove", daemon=True)
+    thread.start()
+    yield
+    thread.join()
 
 
 def rove_script() -> str:

@@ -21,7 +21,7 @@ from .report import (
     unknown_sentences,
 )
 from .tally import ProgressFn
-from .verdict import deck_tune_command
+from .verdict import deck_tune_command, sequential_rule_words
 
 _STATUS_STYLE = {OK: "green", WARN: "yellow", FAIL: "bold red", SKIPPED: "dim"}
 _LOST_BY = ("stuck", "budget", "no_mission")
@@ -155,8 +155,7 @@ def _print_heading(data: dict[str, Any], console: Any) -> None:
                   f"({len(spec['modules'])} modules, {len(spec['cards'])} cards, "
                   f"{spec['missions_to_win']} missions to win); seed {opts['seed']}, "
                   + (f"{opts['deals']} deal(s) per difficulty" if opts["deals"] is not None else
-                     f"deals in batches of {opts['batch']} until the verdict settles (at most "
-                     f"{opts['max_deals']})")
+                     sequential_rule_words(opts))
                   + f", node limit {opts['node_limit']}"
                   + (f" (seer {opts['seer_node_limit']})" if opts.get("seer_node_limit") else "")
                   + (f"; rungs {_rungs(opts['ladder'])}" if opts.get("ladder") else "")

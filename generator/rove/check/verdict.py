@@ -219,6 +219,13 @@ def verdict_words(d: str, v: dict[str, Any]) -> str:
             f"{v['deals']} deals: {why}")
 
 
+def sequential_rule_words(opts: dict[str, Any]) -> str:
+    """The sequential rule as the run's options set it, in words (the terminal's heading
+    and the PDF's say it the same way)."""
+    return (f"deals in batches of {opts['batch']} until the verdict settles or its interval "
+            f"narrows to {round(100 * NARROW)} points (at most {opts['max_deals']})")
+
+
 def deck_direction(verdict: dict[str, dict[str, Any]] | None) -> str | None:
     """The one way the whole deck should move (card changes move every difficulty), or
     None: no verdict, all in the band, or the difficulties pulling apart."""

@@ -278,7 +278,11 @@ Styles = dict[str, ParagraphStyle]
 
 def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
     """The title, what was run and how, and the reproducibility note."""
+    from ..check.verdict import sequential_rule_words
+
     spec, opts = data["spec"], data["options"]
+    deals = (f"{opts['deals']} seeded random deal(s)" if opts["deals"] is not None else
+             f"Seeded random {sequential_rule_words(opts)}")
     limit = ("no time limit" if opts["time_limit"] is None else
              f"time limit {opts['time_limit']:g} s per solve (safety net)")
     return [
@@ -287,7 +291,7 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
                                  2.5 * (PAGE[0] - 2 * MARGIN))), st["title"]),
         Paragraph(
             f"{len(spec['modules'])} modules, {len(spec['cards'])} cards, {spec['missions_to_win']} "
-            f"missions to win. {_deals_said(opts)} per difficulty "
+            f"missions to win. {deals} per difficulty "
             f"({', '.join(opts['difficulties'])}), seed {opts['seed']}; exact search solver with a "
             f"node limit of {opts['node_limit']} per deal and {opts['mission_node_limit']} per "
             f"mission-cost solve"
@@ -303,14 +307,6 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
             st["body"]),
         Paragraph(_esc(data["reproducibility"]["note"]) + ".", st["small"]),
     ]
-
-
-def _deals_said(opts: dict[str, Any]) -> str:
-    """How many deals a difficulty played, as the options say it."""
-    if opts["deals"] is not None:
-        return f"{opts['deals']} seeded random deal(s)"
-    return (f"seeded random deals in batches of {opts['batch']} until the verdict settles "
-            f"(at most {opts['max_deals']})")
 
 
 def _verdict(data: dict[str, Any], st: Styles) -> list[Any]:
