@@ -4,6 +4,7 @@ game played the same moves.
     python bench/expert.py [--decks standard,bench/decks/g35.yaml,...] [--deals 10]
                            [--difficulty normal,impossible] [--jobs 2] [--seed 1]
                            [--baseline bench/baseline-expert.json | --save PATH] [--fresh]
+                           [--probe-nodes 2000]
 
 Each deal is played as ``rove check`` plays it (the same game, its win replayed through
 the engine).  Per deck it prints the games' wins and nodes, the median CPU seconds a
@@ -20,6 +21,11 @@ compiled deck, counts as it does there).  ``--fresh`` plays each game in a proce
 its own instead and prints each game's peak resident memory (a long mission search
 keeps every state it pushed: on o35's ninth deal at normal one game peaks above 2 GB).
 The last line per deck lists each game as its outcome's letter and its CPU seconds.
+
+``--probe-nodes`` plays another expert, one whose probes (another candidate's search, a
+look-ahead) get that many nodes instead of the expert's 2,000: against a baseline of the
+real expert it says what that cheaper player would save and how many games, and
+outcomes, it would change (docs/internals/check.md has the figures).
 """
 
 from __future__ import annotations
@@ -45,13 +51,13 @@ from rove.check.options import DEFAULT_EXPERT_NODE_LIMIT, deal_seed  # noqa: E40
 from rove.engine import Deck, state_from_position  # noqa: E402
 from rove.generators.deals import deal  # noqa: E402
 from rove.replay import states_along, verify_plan  # noqa: E402
-from rove.solve.expert import play  # noqa: E402
+from rove.solve.expert import DEFAULT_PROBE_NODES, play  # noqa: E402
 from rove.spec import load_spec  # noqa: E402
 
 DECKS = "standard,bench/decks/g35.yaml,bench/decks/o35.yaml,bench/decks/t35.yaml"
 BASELINE = ROOT / "bench" / "baseline-expert.json"
 
-Game = tuple[str, int, int, str]  # deck, seed, deal index, difficulty
+Game = tuple[str, int, int, str, int]  # deck, seed, deal index, difficulty, probe nodes
 
 
 def moves_hash(plan: Any) -> str:
@@ -62,12 +68,13 @@ def moves_hash(plan: Any) -> str:
 def one_game(task: Game) -> dict[str, Any]:
     """One expert game as the check plays it: outcome, nodes, moves' hash, CPU seconds
     and the process's peak resident MB so far."""
-    path, seed, index, difficulty = task
+    path, seed, index, difficulty, probe_nodes = task
     spec = load_spec(path)
     t = time.process_time()
     pos = deal(spec, deal_seed(seed, index), difficulty)
     deck = Deck(spec, pos.rules)
-    r = play(deck, state_from_position(deck, pos), node_limit=DEFAULT_EXPERT_NODE_LIMIT)
+    r = play(deck, state_from_position(deck, pos), node_limit=DEFAULT_EXPERT_NODE_LIMIT,
+             probe_nodes=probe_nodes)
     if r.status == "won":  # as the check does: the plan replayed through the engine
         verify_plan(pos, list(r.plan), deck)
     else:
@@ -109,15 +116,19 @@ def main() -> None:
                     help="the saved baseline to compare against (skipped when absent)")
     ap.add_argument("--save", type=Path, help="write this run's games as a baseline")
     ap.add_argument("--fresh", action="store_true", help="one process a game, with its peak memory")
+    ap.add_argument("--probe-nodes", type=int, default=DEFAULT_PROBE_NODES,
+                    help="nodes of each probe (another player when not the expert's 2,000)")
     args = ap.parse_args()
     base: dict[str, Any] = {}
     if args.save is None and args.baseline.exists():
         base = json.loads(args.baseline.read_text())
         if base.get("seed") != args.seed:
             sys.exit(f"{args.baseline} was saved with --seed {base.get('seed')}, not {args.seed}")
-    saved: dict[str, Any] = {"seed": args.seed, "node_limit": DEFAULT_EXPERT_NODE_LIMIT, "games": []}
+    saved: dict[str, Any] = {"seed": args.seed, "node_limit": DEFAULT_EXPERT_NODE_LIMIT,
+                             "probe_nodes": args.probe_nodes, "games": []}
     for deck in args.decks.split(","):
-        tasks = [(deck, args.seed, i, d) for d in args.difficulty.split(",") for i in range(args.deals)]
+        tasks = [(deck, args.seed, i, d, args.probe_nodes)
+                 for d in args.difficulty.split(",") for i in range(args.deals)]
         t0 = time.monotonic()
         games = play_deck(tasks, args.jobs, args.fresh)
         saved["games"] += games
@@ -132,10 +143,13 @@ def main() -> None:
             was = statistics.median(g["cpu"] for g in mine if g)
             same = sum(g["moves"] == o["moves"] and g["nodes"] == o["nodes"]
                        for g, o in zip(games, mine) if o)
+            flips = sum(g["status"] != o["status"] for g, o in zip(games, mine) if o)
+            won_was = sum(o["status"] == "won" for o in mine if o)
             line += (f", baseline {was:.2f} s, ratio {was / max(statistics.median(cpu), 1e-9):.2f}x"
                      f" (total {sum(g['cpu'] for g in mine if g) / max(sum(cpu), 1e-9):.2f}x); "
                      f"identical games: {same} of {len(games)}"
-                     + ("" if same == len(games) else "  DIFFERENT"))
+                     + ("" if same == len(games) else
+                        f"  DIFFERENT: {flips} outcomes changed, won {wins} against {won_was}"))
         elif base:
             line += ", not in the baseline"
         print(line)

@@ -275,7 +275,9 @@ def _installed_base(tmp_path_factory: pytest.TempPathFactory, worker_id: str) ->
 def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Installed:
     """rove as a user installs it (tests/installed.py): the wheel in a fresh venv with no
     Rust on its PATH, built once a run and shared by the xdist workers."""
-    return installed_rove(_installed_base(tmp_path_factory, worker_id))
+    got = installed_rove(_installed_base(tmp_path_factory, worker_id))
+    assert got is not None  # a waiting call always has it
+    return got
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -284,8 +286,8 @@ def _installed_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
     """Start building the installed rove in the background at the run's first test when
     any test of the run needs it: the build (the wheel, a venv, pip, about 50 s) then
     runs beside the other tests instead of holding a worker, or both, at the first test
-    that asks.  A failed build here is left for that test's own call to try again and
-    report."""
+    that asks.  It starts only when no worker is building yet, and a failed build here
+    is left for that test's own call to try again and report."""
     if not any("installed" in getattr(item, "fixturenames", ()) for item in request.session.items):
         yield
         return
@@ -293,7 +295,7 @@ def _installed_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
 
     def build() -> None:
         try:
-            installed_rove(base)
+            installed_rove(base, wait=False)
         except Exception:  # the test that needs it builds again and says why
             pass
 

@@ -14,8 +14,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what a user's machine has without Rust: the system folders, never ~/.cargo/bin
@@ -83,14 +85,33 @@ def _build(where: Path) -> Installed:
     return pip_install(wheel, where / "venv", where)
 
 
-def installed_rove(shared: Path) -> Installed:
+def _take(lock: IO[str], wait: bool) -> bool:
+    """Take the lock (polling, so that a Ctrl-C reaches a main thread that waits) or,
+    without ``wait``, only when nobody holds it."""
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if not wait:
+                return False
+            time.sleep(0.2)
+
+
+def installed_rove(shared: Path, wait: bool = True) -> Installed | None:
     """The installed rove of this test run, built under ``shared`` by whichever worker
-    gets there first (a failed build is tried again by the next worker that asks)."""
+    gets there first (a failed build is tried again by the next worker that asks).
+
+    ``wait=False`` (conftest's background start) builds only when no other thread or
+    worker is at it, and otherwise returns None at once: a background build that waited
+    its turn started a second build after a Ctrl-C had stopped the first (the session's
+    end then waited some 30 s for it)."""
     shared.mkdir(parents=True, exist_ok=True)
     where = shared / "rove-wheel"
     done = where / "installed.txt"
     with open(shared / "rove-wheel.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _take(lock, wait):
+            return None
         if not done.exists():
             shutil.rmtree(where, ignore_errors=True)
             where.mkdir()

@@ -283,11 +283,13 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     or ``deepening``.  ``reference=True`` (tests, and ``rove check --verify-losses``'s
     second proof of each loss) runs the algorithm of the Python reference search,
     without the lost tables' dominance nor the distance tables, so that both visit the
-    same nodes.  ``stats`` gets what the distance tables did when
-    they are on: ``table_probes`` (distances the search asked for), ``tables_used``
-    (tables switched on for this solve) and ``tables_built`` (of those, built for it
-    rather than kept from an earlier solve in this process, of the deck or of another
-    whose modules move alike)."""
+    same nodes.  ``stats`` gets what the distance tables did unless they are off
+    (``ROVE_TABLES=0``, ``tables_off``, the reference search): ``table_probes``
+    (distances the search asked for), ``tables_used`` (tables switched on for this
+    solve) and ``tables_built`` (of those, built for it rather than kept from an earlier
+    solve in this process, of the deck or of another whose modules move alike).  A
+    search too short to switch one on (``GAME_TABLES_MIN_NODES``) reports zeros, so that
+    the JSON of a solve has the same fields whatever its node limit."""
     from .nodes import Limit
 
     strategy = strategy or ("cheapest" if optimal else "portfolio")
@@ -295,7 +297,7 @@ def solve_game(deck: Deck, start: State, budget: Budget, optimal: bool,
     status, plan, is_optimal, nodes, done, mission, (probes, used, built) = _core.solve_game(
         core_deck(deck), state_tuple(start), strategy, *_limits(budget), progress, reference, tables)
     budget.nodes += nodes
-    if tables:
+    if not reference and tables_after():
         for key, value in (("table_probes", probes), ("tables_used", used), ("tables_built", built)):
             stats[key] = stats.get(key, 0) + value
     if done >= 0:
