@@ -41,6 +41,7 @@ from ..check.report import (
     tried_sentence,
     unknown_sentences,
 )
+from ..check.verdict import deck_tune_command, sequential_rule_words
 from .fonts import FONT, FONT_BOLD, clip_text, register_fonts, text_width
 
 PAGE = A4
@@ -278,8 +279,6 @@ Styles = dict[str, ParagraphStyle]
 
 def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
     """The title, what was run and how, and the reproducibility note."""
-    from ..check.verdict import sequential_rule_words
-
     spec, opts = data["spec"], data["options"]
     deals = (f"{opts['deals']} seeded random deal(s)" if opts["deals"] is not None else
              f"Seeded random {sequential_rule_words(opts)}")
@@ -312,8 +311,6 @@ def _heading(data: dict[str, Any], st: Styles) -> list[Any]:
 def _verdict(data: dict[str, Any], st: Styles) -> list[Any]:
     """The verdict, first: per difficulty where the expert's rate lies against its band,
     why the run stopped, and the lever with the ``rove tune`` command that pulls it."""
-    from ..check.verdict import deck_tune_command
-
     verdict = data.get("verdict")
     if not verdict:
         return []
